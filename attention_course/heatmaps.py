@@ -1,0 +1,64 @@
+"""The one heatmap helper of the course: every matrix figure uses the same colormap."""
+import matplotlib.pyplot as plt
+import numpy as np
+
+COLORMAP = "viridis"
+
+
+def plot_matrix(matrix, row_labels=None, col_labels=None, *, ax=None, title=None,
+                xlabel=None, ylabel=None, vmin=None, vmax=None, colorbar_label=None,
+                annotate=False, fmt="{:.2f}"):
+    """Draw a 2-D array with labelled rows/columns and a colour bar; return the Axes."""
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2:
+        raise ValueError(f"plot_matrix needs a 2-D array, got shape {matrix.shape}")
+    n_rows, n_cols = matrix.shape
+    for labels, n, what in ((row_labels, n_rows, "row"), (col_labels, n_cols, "column")):
+        if labels is not None and len(labels) != n:
+            raise ValueError(f"{len(labels)} {what} labels for {n} {what}s of a {matrix.shape} matrix")
+    if ax is None:
+        width = min(2 + 0.45 * n_cols, 16)
+        height = min(1.5 + 0.4 * n_rows, 12)
+        _, ax = plt.subplots(figsize=(max(width, 4), max(height, 2.5)))
+    image = ax.imshow(matrix, cmap=COLORMAP, vmin=vmin, vmax=vmax, aspect="auto")
+    colorbar = ax.figure.colorbar(image, ax=ax)
+    if colorbar_label:
+        colorbar.set_label(colorbar_label)
+    if row_labels is not None:
+        ax.set_yticks(range(n_rows), labels=[str(t) for t in row_labels])
+    if col_labels is not None:
+        rotation = 90 if max((len(str(t)) for t in col_labels), default=0) > 3 else 0
+        ax.set_xticks(range(n_cols), labels=[str(t) for t in col_labels], rotation=rotation)
+    if annotate:
+        middle = (np.nanmin(matrix) + np.nanmax(matrix)) / 2 if vmin is None else (vmin + vmax) / 2
+        for i in range(n_rows):
+            for j in range(n_cols):
+                colour = "black" if matrix[i, j] > middle else "white"
+                ax.text(j, i, fmt.format(matrix[i, j]), ha="center", va="center", color=colour, fontsize=9)
+    if title:
+        ax.set_title(title)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    return ax
+
+
+def plot_attention(weights, query_tokens, key_tokens, *, ax=None, title=None,
+                   query_label="query (output)", key_label="key (input)", annotate=None):
+    """Heatmap of attention weights (Tq, Tk) on a fixed 0..1 scale, tokens on both axes.
+
+    Rows are queries (what is being produced), columns are keys (what is attended to).
+    Values are annotated when the map is small enough to read them.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2:
+        raise ValueError(
+            f"plot_attention draws one map of shape (Tq, Tk); got shape {weights.shape}. "
+            "Select one example and one head first, e.g. weights[0]."
+        )
+    if annotate is None:
+        annotate = weights.size <= 64
+    return plot_matrix(weights, query_tokens, key_tokens, ax=ax, title=title,
+                       xlabel=key_label, ylabel=query_label, vmin=0.0, vmax=1.0,
+                       colorbar_label="attention weight", annotate=annotate)

@@ -1,0 +1,30 @@
+# nbgrader configuration for the course. Instructor commands run from the repo root with this
+# folder on the Jupyter config path: `python -m grader ...` and the Makefile set
+# JUPYTER_CONFIG_PATH=grader for you (nbgrader has no --config option).
+import os
+
+c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+state = os.path.join(repo, "_grading")  # git-ignored: submissions, feedback, gradebook (hidden tests!)
+
+c.CourseDirectory.course_id = "attention"
+c.CourseDirectory.root = repo
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = os.path.join(state, "submitted")
+c.CourseDirectory.autograded_directory = os.path.join(state, "autograded")
+c.CourseDirectory.feedback_directory = os.path.join(state, "feedback")
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(state, "gradebook.db")
+c.Exchange.root = os.path.join(state, "exchange")
+
+# Keras cells train and build models; nbgrader's default of 30 s per cell is too short.
+c.Execute.timeout = 300
+# TensorFlow writes start-up notices to stderr, and a test cell with stderr output scores 0.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = (
+    r"(^|\n)([IWE]\d{4} |WARNING: All log messages before absl|.*(cuda|oneDNN|TensorFlow binary"
+    r"|tensorflow/core|cpu_feature_guard|rebuild TensorFlow))"
+)
+# A student who deletes a test cell gets it back, and graded.
+c.OverwriteCells.add_missing_cells = True
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -1,0 +1,125 @@
+"""Run a source notebook's cells in one live kernel, and grade answers against its test cells.
+
+The mutant tests use this to swap one answer cell for a wrong (or differently written) answer,
+run that exercise's visible and hidden test cells exactly as written in the notebook, and put the
+original answer back. Pass/fail follows nbgrader's rule: an error, or output on stderr that the
+course's IgnorePattern does not remove, fails the cell.
+"""
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from jupyter_client import KernelManager
+from traitlets.config.loader import PyFileConfigLoader
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPO / "solutions"
+
+
+def ignore_pattern() -> re.Pattern:
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grader")).load_config()
+    return re.compile(config.IgnorePattern.pattern)
+
+
+@dataclass
+class CellResult:
+    ok: bool
+    error: str = ""
+    stderr: str = ""
+    stdout: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.ok and not self.stderr
+
+
+@dataclass
+class ExerciseResult:
+    points: float
+    max_points: float
+    failures: dict = field(default_factory=dict)  # grade_id -> message
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+class NotebookKernel:
+    """One kernel in the notebook's folder, with NBGRADER_EXECUTION set like autograding."""
+
+    def __init__(self, assignment: str, timeout: int = 600):
+        self.path = SOLUTIONS / assignment / f"{assignment}.ipynb"
+        self.notebook = nbformat.read(self.path, as_version=4)
+        self.timeout = timeout
+        self._ignore = ignore_pattern()
+        env = dict(os.environ, NBGRADER_EXECUTION="autograde", MPLBACKEND="Agg")
+        self.manager = KernelManager(kernel_name="python3")
+        self.manager.start_kernel(cwd=str(self.path.parent), env=env)
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=120)
+
+    def close(self):
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+    def run(self, code: str) -> CellResult:
+        streams = {"stdout": [], "stderr": []}
+        errors = []
+
+        def hook(message):
+            content = message["content"]
+            if message["msg_type"] == "stream":
+                streams[content["name"]].append(content["text"])
+            elif message["msg_type"] == "error":
+                errors.append(f"{content['ename']}: {content['evalue']}")
+
+        reply = self.client.execute_interactive(code, timeout=self.timeout, output_hook=hook,
+                                                allow_stdin=False)
+        stderr = "".join(streams["stderr"])
+        if stderr and self._ignore.search(stderr):
+            stderr = ""
+        ok = reply["content"]["status"] == "ok" and not errors
+        return CellResult(ok, "\n".join(errors), stderr, "".join(streams["stdout"]))
+
+    def run_all(self):
+        """Run every code cell in order; raise if one fails."""
+        for index, cell in enumerate(self.notebook.cells):
+            if cell.cell_type != "code":
+                continue
+            result = self.run(cell.source)
+            if not result.ok:
+                raise RuntimeError(f"{self.path.name} cell {index} failed: {result.error}")
+
+    def answer_cell(self, exercise: str):
+        for cell in self.notebook.cells:
+            if nbgrader_meta(cell).get("grade_id") == exercise and nbgrader_meta(cell).get("solution"):
+                return cell
+        raise KeyError(f"No answer cell with grade_id {exercise!r} in {self.path.name}")
+
+    def test_cells(self, exercise: str) -> list:
+        prefix = f"test_{exercise}_"
+        cells = [c for c in self.notebook.cells
+                 if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id", "").startswith(prefix)]
+        if not cells:
+            raise KeyError(f"No test cells named {prefix}* in {self.path.name}")
+        return cells
+
+    def grade_answer(self, exercise: str, answer_code: str) -> ExerciseResult:
+        """Points the exercise's own test cells give `answer_code`; the notebook's answer is restored after."""
+        defined = self.run(answer_code)
+        result = ExerciseResult(0.0, 0.0)
+        for cell in self.test_cells(exercise):
+            meta = nbgrader_meta(cell)
+            result.max_points += meta["points"]
+            outcome = self.run(cell.source) if defined.ok else defined
+            if outcome.passed:
+                result.points += meta["points"]
+            else:
+                result.failures[meta["grade_id"]] = outcome.error or f"stderr: {outcome.stderr[:200]}"
+        restored = self.run(self.answer_cell(exercise).source)
+        if not restored.ok:
+            raise RuntimeError(f"Restoring the answer to {exercise} failed: {restored.error}")
+        return result

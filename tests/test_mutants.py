@@ -1,0 +1,68 @@
+"""Wrong answers must lose points and differently written correct answers must keep them.
+
+Each module in tests/mutants/ names its assignment (ASSIGNMENT) and gives, per exercise
+(the answer cell's grade_id), WRONG = {exercise: {name: code}} and CORRECT = {exercise: {name: code}}.
+Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py).
+"""
+import importlib
+import pkgutil
+
+import pytest
+
+from tests import mutants
+from tests.notebook_kernel import NotebookKernel
+
+MODULES = [importlib.import_module(f"tests.mutants.{m.name}") for m in pkgutil.iter_modules(mutants.__path__)]
+CASES = [
+    pytest.param(module.ASSIGNMENT, kind, exercise, name, code,
+                 id=f"{module.ASSIGNMENT}-{exercise}-{kind}-{name}")
+    for module in MODULES
+    for kind, table in (("wrong", module.WRONG), ("correct", module.CORRECT))
+    for exercise, answers in table.items()
+    for name, code in answers.items()
+]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def kernels():
+    started = {}
+
+    def get(assignment):
+        if assignment not in started:
+            kernel = NotebookKernel(assignment)
+            kernel.run_all()
+            started[assignment] = kernel
+        return started[assignment]
+
+    yield get
+    for kernel in started.values():
+        kernel.close()
+
+
+@pytest.mark.parametrize("assignment, kind, exercise, name, code", CASES)
+def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name, code):
+    result = kernels(assignment).grade_answer(exercise, code)
+    if kind == "wrong":
+        assert result.points < result.max_points, (
+            f"Wrong answer {name!r} to {exercise} kept all {result.max_points} points: "
+            "the exercise's tests do not catch this mistake"
+        )
+    else:
+        assert result.points == result.max_points, (
+            f"Correct variant {name!r} of {exercise} got {result.points}/{result.max_points}: {result.failures}"
+        )
+
+
+def test_every_exercise_has_enough_mutants():
+    """At least 3 wrong answers and 1 correct variant for every graded exercise of each notebook."""
+    import nbformat
+
+    from tests.notebook_kernel import SOLUTIONS, nbgrader_meta
+    for module in MODULES:
+        notebook = nbformat.read(SOLUTIONS / module.ASSIGNMENT / f"{module.ASSIGNMENT}.ipynb", as_version=4)
+        exercises = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]
+        for exercise in exercises:
+            assert len(module.WRONG.get(exercise, {})) >= 3, f"{module.ASSIGNMENT}: {exercise} has fewer than 3 wrong answers"
+            assert len(module.CORRECT.get(exercise, {})) >= 1, f"{module.ASSIGNMENT}: {exercise} has no correct variant"
