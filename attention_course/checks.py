@@ -44,8 +44,11 @@ def check_shape(what, got, expected_shape, hint=""):
 def check_close(what, got, expected, atol=1e-6, rtol=1e-5, hint=""):
     """`got` must have `expected`'s shape and match it element-wise within the tolerances."""
     expected = np.asarray(expected, dtype=float)
-    check_shape(what, got, expected.shape, hint)
-    got_array = np.asarray(got, dtype=float)
+    try:
+        got_array = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        _fail(what, f"numbers of shape {expected.shape}", f"a {type(got).__name__} that is not numeric", hint)
+    check_shape(what, got_array, expected.shape, hint)
     if np.isnan(got_array).any() and not np.isnan(expected).any():
         where = tuple(int(i) for i in np.argwhere(np.isnan(got_array))[0])
         _fail(what, "finite values", f"NaN at index {where}", hint or "look for 0/0 or inf - inf")

@@ -16,6 +16,7 @@ c.CourseDirectory.autograded_directory = os.path.join(state, "autograded")
 c.CourseDirectory.feedback_directory = os.path.join(state, "feedback")
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(state, "gradebook.db")
 c.Exchange.root = os.path.join(state, "exchange")
+c.ZipCollectApp.downloaded_directory = os.path.join(state, "downloaded")
 
 # Keras cells train and build models; nbgrader's default of 30 s per cell is too short.
 c.Execute.timeout = 300
@@ -28,3 +29,8 @@ c.IgnorePattern.pattern = (
 # A student who deletes a test cell gets it back, and graded.
 c.OverwriteCells.add_missing_cells = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+# zip_collect: LMS downloads named like Canvas's "<student>_<late_><user id>_<file id>_<notebook>.ipynb".
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*/(?P<student_id>[A-Za-z0-9.\-]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+\.ipynb)$"
+)
+c.ZipCollectApp.strict = True

@@ -1,0 +1,37 @@
+# One command each: `make lab` (students), `make test` (everything), `make grade` (instructors).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
+
+.PHONY: install lab test test-fast grade release benchmark clean
+
+$(INSTALLED): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt -e .
+	touch $(INSTALLED)
+
+install: $(INSTALLED)
+
+lab: install  ## open the course in JupyterLab 4
+	$(BIN)/jupyter lab notebooks/
+
+test: install  ## the whole test suite (what CI runs)
+	$(BIN)/python -m pytest
+
+test-fast: install  ## everything except whole-notebook runs and nbgrader pipelines on the real notebooks
+	$(BIN)/python -m pytest -m "not slow"
+
+grade: install  ## autograde: make grade [SUBMISSIONS=folder] [ASSIGNMENT=name]
+	$(BIN)/python -m grader grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+
+release: install  ## regenerate notebooks/ from solutions/: make release [ASSIGNMENT=name]
+	$(BIN)/python -m grader release $(ASSIGNMENT)
+
+benchmark: install  ## print run and grading times for every notebook
+	$(BIN)/python -m grader.benchmark
+
+clean:
+	rm -rf _grading test-artifacts .pytest_cache

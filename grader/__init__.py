@@ -1,0 +1,1 @@
+"""Instructor tools: release assignments and grade submissions through nbgrader (`python -m grader`)."""

@@ -1,0 +1,45 @@
+"""python -m grader release [ASSIGNMENT ...] | grade [SUBMISSIONS] [-a ASSIGNMENT ...] [--workspace DIR]"""
+import argparse
+import sys
+from pathlib import Path
+
+from grader.course import STATE, CourseError
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__.split("|")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    release = commands.add_parser("release", help="regenerate notebooks/ from solutions/")
+    release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
+    grade = commands.add_parser(
+        "grade", help="autograde submissions, write grades.csv and HTML feedback",
+        description="With no SUBMISSIONS, grades three simulated students (solved, partial, blank) per assignment.")
+    grade.add_argument("submissions", nargs="?", type=Path,
+                       help="a folder <student>/<assignment>/..., or a folder of LMS zip downloads")
+    grade.add_argument("-a", "--assignment", action="append", default=[], dest="assignments",
+                       help="grade only this assignment (repeatable; default: all)")
+    grade.add_argument("--workspace", type=Path, default=None,
+                       help="where submissions, feedback, grades.csv and the gradebook go "
+                            "(default: _grading/class, or _grading/samples for the simulated students)")
+    grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "release":
+            from grader.release import release as run_release
+            for name in run_release(args.assignments):
+                print(f"released notebooks/{name}/")
+            return 0
+        from grader.grading import Grader, summary_table
+        workspace = args.workspace or STATE / ("samples" if args.submissions is None else "class")
+        grader = Grader(workspace)
+        results = grader.run(args.submissions, args.assignments, progress=not args.no_progress)
+        print(summary_table(results))
+        print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")
+        return 0
+    except CourseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

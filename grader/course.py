@@ -1,0 +1,82 @@
+"""Where the course's pieces are, and nbgrader configured for a grading workspace."""
+import os
+import sys
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+REPO = Path(__file__).resolve().parent.parent
+GRADER_DIR = REPO / "grader"
+SOLUTIONS = REPO / "solutions"
+NOTEBOOKS = REPO / "notebooks"
+STATE = REPO / "_grading"
+
+
+class CourseError(Exception):
+    """A mistake in the instructor's input; the command line prints it as one line."""
+
+
+def assignments(source: Path = SOLUTIONS) -> list:
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+
+
+def check_assignments(names, source: Path = SOLUTIONS) -> list:
+    """Return the requested assignments (all when none are named); reject unknown names."""
+    valid = assignments(source)
+    unknown = [name for name in names if name not in valid]
+    if unknown:
+        raise CourseError(
+            f"Unknown assignment {', '.join(repr(n) for n in unknown)}; valid assignments: {', '.join(valid)}"
+        )
+    return list(names) or valid
+
+
+def prepare_environment():
+    """nbgrader runs helper executables (alembic) from the environment's bin folder."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def course_config() -> Config:
+    """grader/nbgrader_config.py as a traitlets Config."""
+    return PyFileConfigLoader("nbgrader_config.py", path=str(GRADER_DIR)).load_config()
+
+
+def workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Config:
+    """The course config with all grading state (release copy, submissions, gradebook) in `workspace`."""
+    workspace = Path(workspace).resolve()
+    config = course_config()
+    course = config.CourseDirectory
+    course.root = str(workspace)
+    course.source_directory = str(Path(source).resolve())
+    course.release_directory = str(workspace / "release")
+    course.submitted_directory = "submitted"
+    course.autograded_directory = "autograded"
+    course.feedback_directory = "feedback"
+    config.ZipCollectApp.downloaded_directory = "downloaded"
+    config.CourseDirectory.db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    config.Exchange.root = str(workspace / "exchange")
+    return config
+
+
+def write_workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Path:
+    """An nbgrader_config.py in `workspace`, so plain `nbgrader` commands run there see the same setup."""
+    workspace = Path(workspace).resolve()
+    workspace.mkdir(parents=True, exist_ok=True)
+    overrides = workspace_config(workspace, source)
+    lines = [
+        "# Written by `python -m grader`: the course config with this folder as the grading workspace.",
+        f"load_subconfig({str(GRADER_DIR / 'nbgrader_config.py')!r})",
+        "c = get_config()",
+    ]
+    for section in ("CourseDirectory", "Exchange", "ZipCollectApp"):
+        for key in ("root", "source_directory", "release_directory", "submitted_directory",
+                    "autograded_directory", "feedback_directory", "db_url", "downloaded_directory"):
+            if key in overrides[section]:
+                lines.append(f"c.{section}.{key} = {overrides[section][key]!r}")
+    path = workspace / "nbgrader_config.py"
+    path.write_text("\n".join(lines) + "\n")
+    return path

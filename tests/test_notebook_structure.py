@@ -1,0 +1,93 @@
+"""Source notebooks follow the nbgrader conventions of grader/AUTHORING.md; student notebooks leak nothing."""
+import re
+
+import pytest
+
+from tests.course_files import (ASSIGNMENTS, HEADING, NOTEBOOKS, SOLUTIONS, nbgrader_meta, source_notebook,
+                                student_notebook)
+
+pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")
+
+
+def test_every_assignment_is_one_notebook_in_its_own_folder():
+    for assignment in ASSIGNMENTS:
+        files = sorted(p.name for p in (SOLUTIONS / assignment).iterdir() if p.name != ".ipynb_checkpoints")
+        assert files == [f"{assignment}.ipynb"], (
+            f"solutions/{assignment}/ holds {files}: nbgrader copies every extra file to the students"
+        )
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_notebook_is_committed_clean(assignment):
+    notebook = source_notebook(assignment)
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, f"{assignment} cell {index} has outputs"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_graded_cells_have_complete_metadata_and_unique_ids(assignment):
+    notebook = source_notebook(assignment)
+    ids = []
+    for index, cell in enumerate(notebook.cells):
+        meta = nbgrader_meta(cell)
+        if not meta:
+            continue
+        assert meta.get("schema_version") == 3, f"{assignment} cell {index}: nbgrader schema_version must be 3"
+        assert meta.get("grade_id"), f"{assignment} cell {index}: nbgrader cell without grade_id"
+        ids.append(meta["grade_id"])
+        if meta.get("grade"):
+            assert meta.get("points", 0) > 0, f"{assignment} {meta['grade_id']}: a test cell needs points"
+            assert meta.get("locked") and not meta.get("solution"), f"{assignment} {meta['grade_id']}: tests are locked"
+        if meta.get("solution"):
+            assert "### BEGIN SOLUTION" in cell.source, f"{assignment} {meta['grade_id']}: no solution region"
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    assert not duplicates, f"{assignment}: duplicate grade_ids {duplicates}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_exercise_heading_states_the_points_of_its_tests(assignment):
+    notebook = source_notebook(assignment)
+    sections, current = [], None
+    for cell in notebook.cells:
+        match = HEADING.search(cell.source) if cell.cell_type == "markdown" else None
+        if match:
+            current = {"heading": match.group(0), "points": float(match.group(1)), "tests": [], "answers": []}
+            sections.append(current)
+        meta = nbgrader_meta(cell)
+        if current is not None and meta.get("grade"):
+            current["tests"].append((meta["grade_id"], meta["points"]))
+        if current is not None and meta.get("solution"):
+            current["answers"].append(meta["grade_id"])
+    answers = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]
+    assert sections, f"{assignment}: no '### Exercise N — ... (P points)' headings"
+    assert sum(len(s["answers"]) for s in sections) == len(answers), f"{assignment}: an answer cell sits before the first exercise heading"
+    for section in sections:
+        stated, actual = section["points"], sum(points for _, points in section["tests"])
+        assert stated == actual, f"{assignment}: heading {section['heading']!r} says {stated:g} points, its tests give {actual:g}"
+        for answer in section["answers"]:
+            names = [grade_id for grade_id, _ in section["tests"]]
+            assert f"test_{answer}_visible" in names, f"{assignment}: {answer} has no visible test cell"
+            assert f"test_{answer}_hidden" in names, f"{assignment}: {answer} has no hidden test cell"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_student_notebook_has_no_solution_code_or_hidden_tests(assignment):
+    student = student_notebook(assignment)
+    text = "\n".join(cell.source for cell in student.cells)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text, f"notebooks/{assignment} contains {marker!r}"
+    for cell in source_notebook(assignment).cells:
+        for region in re.findall(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", cell.source, re.S):
+            for line in region[1].splitlines():
+                line = line.strip()
+                if len(line) > 25 and not line.startswith("#"):
+                    assert line not in text, f"notebooks/{assignment} leaks solution/hidden line: {line!r}"
+
+
+def test_notebooks_folder_holds_only_released_assignments():
+    released = sorted(p.name for p in NOTEBOOKS.iterdir()) if NOTEBOOKS.is_dir() else []
+    assert released == ASSIGNMENTS, f"notebooks/ holds {released}, solutions/ has {ASSIGNMENTS}"
+    for assignment in ASSIGNMENTS:
+        files = sorted(p.name for p in (NOTEBOOKS / assignment).iterdir() if p.name != ".ipynb_checkpoints")
+        assert files == [f"{assignment}.ipynb"], f"stray files in notebooks/{assignment}: {files}"
