@@ -1,0 +1,69 @@
+"""Instructor only: train notebook 01's encoder-decoder (no attention) and ship its weights and curve.
+
+Trains the fixed-context model of `build_seq2seq` on the digit-reversal task (attention_course.digit_strings),
+then writes
+- datasets/encoder_decoder/seq2seq_weights.npz: the weights in `model.get_weights()` order, which the
+  notebook loads into the student's own model (same architecture, so the same order and shapes);
+- datasets/length_curves/encoder_decoder.csv: exact-match and digit accuracy per input length on the test split.
+Then refresh the checksums: python -m attention_course.datafiles
+
+Run from the repo root:  python -m grader.train_encoder_decoder [--epochs N]
+Students never receive this file: it contains the reference model.
+"""
+import argparse
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from attention_course import digit_strings as ds  # noqa: E402
+from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
+from attention_course.paths import datasets_dir  # noqa: E402
+from attention_course.seeding import set_seed  # noqa: E402
+
+N_A, N_S = 64, 64
+WEIGHTS = "encoder_decoder/seq2seq_weights.npz"
+
+
+def reference_seq2seq(Tx, Ty, n_a, n_s, in_vocab_size, out_vocab_size):
+    X = keras.Input(shape=(Tx, in_vocab_size))  # (batch, Tx, in_vocab)
+    context = keras.layers.LSTM(n_a)(X)  # (batch, n_a): the last hidden state is C
+    repeated = keras.layers.RepeatVector(Ty)(context)  # (batch, Ty, n_a)
+    states = keras.layers.LSTM(n_s, return_sequences=True)(repeated)  # (batch, Ty, n_s)
+    probs = keras.layers.Dense(out_vocab_size, activation="softmax")(states)  # (batch, Ty, out_vocab)
+    return keras.Model(X, probs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--batch-size", type=int, default=100)
+    parser.add_argument("--lr", type=float, default=0.005)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dry-run", action="store_true", help="train and report, write nothing")
+    args = parser.parse_args()
+
+    set_seed(args.seed)
+    train, dev, test = (ds.load_arrays(split) for split in ("train", "dev", "test"))
+    model = reference_seq2seq(ds.TX, ds.TY, N_A, N_S, ds.VOCAB_SIZE, ds.VOCAB_SIZE)
+    model.compile(optimizer=keras.optimizers.Adam(args.lr, clipnorm=1.0),
+                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    start = time.perf_counter()
+    model.fit(train.X, train.Y, epochs=args.epochs, batch_size=args.batch_size,
+              validation_data=(dev.X, dev.Y), verbose=2)
+    print(f"training: {time.perf_counter() - start:.0f} s")
+
+    predicted = model.predict(test.X, batch_size=500, verbose=0).argmax(axis=-1)  # (n, Ty)
+    curve = accuracy_by_length("encoder_decoder", test.lengths, predicted, test.Y)
+    for length, em, da in zip(curve.lengths, curve.exact_match, curve.digit_accuracy):
+        print(f"length {length:2d}: exact match {em:.2f}, digit accuracy {da:.2f}")
+    if args.dry_run:
+        return
+    np.savez(datasets_dir() / WEIGHTS, *model.get_weights())
+    print("wrote", datasets_dir() / WEIGHTS, "and", save_length_curve(curve))
+
+
+if __name__ == "__main__":
+    main()
