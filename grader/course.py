@@ -11,6 +11,10 @@ GRADER_DIR = REPO / "grader"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 STATE = REPO / "_grading"
+# Per-notebook kernel limits while grading: TensorFlow with a small Keras model peaks near 2.7 GB of
+# address space, so 6 GB leaves room; 900 s of CPU is thirty times a solved notebook's autograde.
+DEFAULT_MEMORY_MB = 6_000
+DEFAULT_CPU_SECONDS = 900
 
 
 class CourseError(Exception):
@@ -57,7 +61,8 @@ def workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Config:
     course.autograded_directory = "autograded"
     course.feedback_directory = "feedback"
     config.ZipCollectApp.downloaded_directory = "downloaded"
-    config.CourseDirectory.db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    # Parallel workers share one SQLite gradebook: wait up to a minute for its write lock.
+    config.CourseDirectory.db_url = f"sqlite:///{workspace / 'gradebook.db'}?timeout=60"
     config.Exchange.root = str(workspace / "exchange")
     return config
 
@@ -78,5 +83,7 @@ def write_workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Path:
             if key in overrides[section]:
                 lines.append(f"c.{section}.{key} = {overrides[section][key]!r}")
     path = workspace / "nbgrader_config.py"
-    path.write_text("\n".join(lines) + "\n")
+    temporary = path.with_name(f".nbgrader_config.{os.getpid()}")  # workers write it concurrently
+    temporary.write_text("\n".join(lines) + "\n")
+    os.replace(temporary, path)
     return path

@@ -1,9 +1,14 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export."""
+import json
+import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,8 +18,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.plugins import CsvExportPlugin
 from tqdm import tqdm
 
-from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment,
-                           workspace_config, write_workspace_config)
+from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, GRADER_DIR, SOLUTIONS, CourseError,
+                           check_assignments, prepare_environment, workspace_config, write_workspace_config)
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
@@ -35,17 +40,43 @@ class Result:
 
 
 class Grader:
-    """One grading workspace: its own release copy, submitted/, autograded/, feedback/ and gradebook."""
+    """One grading workspace: its own release copy, submitted/, autograded/, feedback/ and gradebook.
 
-    def __init__(self, workspace: Path, source: Path = SOLUTIONS):
+    Kernels run under a memory and a CPU-time limit (MB and seconds; 0 = none) and each cell under
+    `cell_timeout` seconds; `workers` notebooks are graded at once (default: one per core).
+    """
+
+    def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, memory_mb: int = DEFAULT_MEMORY_MB,
+                 cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None):
         prepare_environment()
         self.workspace = Path(workspace).resolve()
         self.source = Path(source).resolve()
+        self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout}
+        self.workers = workers or os.cpu_count() or 1
         self.workspace.mkdir(parents=True, exist_ok=True)
         write_workspace_config(self.workspace, self.source)
         self.config = workspace_config(self.workspace, self.source)
+        self.config.ResilientExecute.memory_limit_mb = memory_mb
+        self.config.ResilientExecute.cpu_limit_seconds = cpu_seconds
+        if cell_timeout:
+            self.config.Execute.timeout = cell_timeout
+        self.kernels = self._write_kernelspec()
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=self.config), config=self.config)
         self.db_url = self.config.CourseDirectory.db_url
+
+    def _write_kernelspec(self) -> Path:
+        """A `python3` kernelspec that starts the kernel under the limits; put first on JUPYTER_PATH."""
+        folder = self.workspace / "jupyter"
+        spec = folder / "kernels" / "python3"
+        spec.mkdir(parents=True, exist_ok=True)
+        _write_atomically(spec / "kernel.json", json.dumps({
+            "argv": [sys.executable, str(GRADER_DIR / "limited_kernel.py"), "-f", "{connection_file}"],
+            "display_name": "Python 3 (grading limits)",
+            "language": "python",
+            "env": {"COURSE_KERNEL_MEMORY_MB": str(self.limits["memory_mb"]),
+                    "COURSE_KERNEL_CPU_SECONDS": str(self.limits["cpu_seconds"])},
+        }, indent=1))
+        return folder
 
     # -- steps -------------------------------------------------------------------------------
     def generate(self, assignment: str):
@@ -67,7 +98,8 @@ class Grader:
                 target = self.submitted_dir(student_dir.name, assignment_dir.name)
                 if target.exists():
                     shutil.rmtree(target)
-                shutil.copytree(assignment_dir, target)
+                shutil.copytree(assignment_dir, target, ignore=self._oversized_files)
+                self._rescue_renamed_notebook(target, assignment_dir.name)
                 pairs.append((student_dir.name, assignment_dir.name))
         if not pairs:
             found = ", ".join(ignored[:5]) or "no <student>/<assignment> folders"
@@ -78,6 +110,23 @@ class Grader:
         if ignored:
             print(f"Skipped folders that are not assignments: {', '.join(ignored)}", file=sys.stderr)
         return pairs
+
+    def _oversized_files(self, folder: str, names: list) -> list:
+        """Files over CourseDirectory.max_file_size (KB) are left out of grading (nbgrader would copy them)."""
+        limit = self.config.CourseDirectory.max_file_size * 1024
+        skipped = [n for n in names if os.path.isfile(os.path.join(folder, n)) and os.path.getsize(os.path.join(folder, n)) > limit]
+        for name in skipped:
+            print(f"Skipped {os.path.join(folder, name)}: larger than {limit // 1024} KB", file=sys.stderr)
+        return skipped
+
+    @staticmethod
+    def _rescue_renamed_notebook(folder: Path, assignment: str):
+        """A lone notebook under another name ("01_topic (1).ipynb", "Copy1") is graded as the assignment."""
+        expected = folder / f"{assignment}.ipynb"
+        others = sorted(p for p in folder.glob("*.ipynb") if p != expected)
+        if not expected.exists() and len(others) == 1:
+            others[0].rename(expected)
+            print(f"{folder.parent.name}/{assignment}: graded {others[0].name} as {expected.name}", file=sys.stderr)
 
     def take_zips(self, folder: Path, assignments: list) -> list:
         """Put LMS zip downloads through `nbgrader zip_collect`, once per assignment they contain."""
@@ -115,12 +164,37 @@ class Grader:
             pairs += [(student, assignment) for student in students]
         return pairs
 
-    def autograde(self, student: str, assignment: str) -> Result:
-        outcome = self.api.autograde(assignment, student, force=True, create=True)
+    def autograde(self, student: str, assignment: str, attempts: int = 5) -> Result:
+        """nbgrader autograde for one submission, under the kernel limits; retried if the gradebook is locked."""
+        previous = os.environ.get("JUPYTER_PATH")
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(self.kernels), previous]))
+        try:
+            for attempt in range(attempts):
+                outcome = self.api.autograde(assignment, student, force=True, create=True)
+                text = f"{outcome.get('error') or ''}{outcome.get('log') or ''}"
+                if outcome["success"] or "database is locked" not in text:
+                    break
+                time.sleep(1 + attempt)
+        finally:
+            if previous is None:
+                os.environ.pop("JUPYTER_PATH", None)
+            else:
+                os.environ["JUPYTER_PATH"] = previous
+        if not outcome["success"]:
+            self._record_ungradable(student, assignment)
         result = self.read_result(student, assignment)
         if not outcome["success"]:
-            result.error = _last_line(outcome.get("error") or outcome.get("log") or "autograde failed")
+            result.error = _failure_reason(text)
         return result
+
+    def _record_ungradable(self, student: str, assignment: str):
+        """A submission nbgrader could not run still gets a row (score 0) in the gradebook and grades.csv."""
+        with Gradebook(self.db_url) as gradebook:
+            gradebook.update_or_create_student(student)
+            try:
+                gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                gradebook.add_submission(assignment, student)
 
     def feedback(self, student: str, assignment: str):
         self.api.generate_feedback(assignment, student, force=True)
@@ -166,13 +240,65 @@ class Grader:
             if not any(folder.iterdir()):
                 raise CourseError(f"Submissions folder {folder} is empty: expected {TREE_LAYOUT} or {ZIP_LAYOUT}")
             pairs = self.take_zips(folder, chosen) if any(folder.glob("*.zip")) else self.take_tree(folder, chosen)
-        results = []
-        for student, assignment in tqdm(pairs, desc="Grading", unit="notebook", disable=not progress):
-            result = self.autograde(student, assignment)
-            self.feedback(student, assignment)
-            results.append(result)
+        results = self.grade_pairs(pairs, progress)
         self.export(self.workspace / "grades.csv")
         return results
+
+    def grade_pairs(self, pairs: list, progress: bool = True) -> list:
+        """Autograde and write feedback for each (student, assignment), `workers` at a time."""
+        bar = tqdm(total=len(pairs), desc="Grading", unit="notebook", disable=not progress)
+        results = []
+        if self.workers <= 1 or len(pairs) <= 1:
+            for student, assignment in pairs:
+                results.append(_grade_one(self, student, assignment))
+                bar.update()
+        else:
+            settings = (str(self.workspace), str(self.source), self.limits)
+            context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
+            with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
+                                     initargs=settings) as pool:
+                futures = [pool.submit(_worker_grade, student, assignment) for student, assignment in pairs]
+                for future in as_completed(futures):
+                    results.append(future.result())
+                    bar.update()
+        bar.close()
+        return results
+
+
+def _grade_one(grader: "Grader", student: str, assignment: str) -> Result:
+    result = grader.autograde(student, assignment)
+    if not result.error:
+        grader.feedback(student, assignment)
+    return result
+
+
+_worker_grader = None
+
+
+def _start_worker(workspace: str, source: str, limits: dict):
+    global _worker_grader
+    _worker_grader = Grader(Path(workspace), Path(source), workers=1, **limits)
+
+
+def _worker_grade(student: str, assignment: str) -> Result:
+    return _grade_one(_worker_grader, student, assignment)
+
+
+def _write_atomically(path: Path, text: str):
+    """Workers rewrite the same files at start-up; never let one read a half-written file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def _failure_reason(text: str) -> str:
+    for reason, marker in (("not a valid notebook (unreadable JSON)", "NotJSONError"),
+                           ("not a valid notebook (unreadable JSON)", "JSONDecodeError"),
+                           ("not a valid notebook", "NotebookValidationError"),
+                           ("notebook missing", "No notebooks were matched")):
+        if marker in text:
+            return reason
+    return _last_line(text)
 
 
 def _last_line(text: str) -> str:

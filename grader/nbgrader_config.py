@@ -2,10 +2,20 @@
 # folder on the Jupyter config path: `python -m grader ...` and the Makefile set
 # JUPYTER_CONFIG_PATH=grader for you (nbgrader has no --config option).
 import os
+import sys
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 state = os.path.join(repo, "_grading")  # git-ignored: submissions, feedback, gradebook (hidden tests!)
+sys.path.insert(0, repo)  # for grader.preprocessors below
+os.makedirs(state, exist_ok=True)  # nbgrader cannot create the SQLite file in a missing folder
+
+from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize,  # noqa: E402
+                                  PassingTestsKeepStderr, ResilientExecute, RestoreCellFlags)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,  # noqa: E402
+                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput,
+                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
 
 c.CourseDirectory.course_id = "attention"
 c.CourseDirectory.root = repo
@@ -17,8 +27,10 @@ c.CourseDirectory.feedback_directory = os.path.join(state, "feedback")
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(state, "gradebook.db")
 c.Exchange.root = os.path.join(state, "exchange")
 c.ZipCollectApp.downloaded_directory = os.path.join(state, "downloaded")
+# Files above 5 MB in a submission are not copied for grading (a student's stray dataset, a core dump).
+c.CourseDirectory.max_file_size = 5_000
 
-# Keras cells train and build models; nbgrader's default of 30 s per cell is too short.
+# Keras cells build and load models; nbgrader's default of 30 s per cell is too short.
 c.Execute.timeout = 300
 # TensorFlow writes start-up notices to stderr, and a test cell with stderr output scores 0.
 c.IgnorePattern.enabled = True
@@ -29,6 +41,15 @@ c.IgnorePattern.pattern = (
 # A student who deletes a test cell gets it back, and graded.
 c.OverwriteCells.add_missing_cells = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# nbgrader's pipelines plus what a real class needs (see grader/preprocessors.py).
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCellFlags, OverwriteCells,
+                                      CheckCellMetadata, GuardAgainstTampering]
+c.Autograde.autograde_preprocessors = [ResilientExecute, IgnorePattern, PassingTestsKeepStderr,
+                                       ClearMetadataPreprocessor, LimitOutput, LimitOutputSize, SaveAutoGrades,
+                                       AssignLatePenalties, CheckCellMetadata]
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
+
 # zip_collect: LMS downloads named like Canvas's "<student>_<late_><user id>_<file id>_<notebook>.ipynb".
 c.FileNameCollectorPlugin.named_regexp = (
     r".*/(?P<student_id>[A-Za-z0-9.\-]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+\.ipynb)$"

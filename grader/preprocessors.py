@@ -1,0 +1,271 @@
+"""What nbgrader lacks for grading a real class, as nbgrader preprocessors (wired in grader/nbgrader_config.py).
+
+- ResilientExecute: a kernel that dies (os._exit, CPU-time limit, killed) fails the cell it was running,
+  with a comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
+- GuardAgainstTampering: an answer cell that patches what the tests rely on (library functions,
+  builtins, the course's check helpers) is not run; its exercise scores 0 and the feedback says why.
+- PassingTestsKeepStderr: stderr printed by a test cell that raised nothing is kept as text but no
+  longer fails the cell (nbgrader's default fails it, which punishes correct answers that log).
+- HideHiddenTests: feedback shows hidden tests' results and messages, never their code.
+- RestoreCellFlags: a test cell whose grade flag or points a student edited gets them back from the
+  gradebook (nbgrader restores points but stops with "Inconsistent checksums" on a removed flag).
+"""
+import ast
+import copy
+import re
+import signal
+
+from nbclient.exceptions import DeadKernelError
+from nbformat.notebooknode import NotebookNode
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Integer, List, Unicode
+
+HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def error_output(ename: str, evalue: str) -> NotebookNode:
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+class ResilientExecute(Execute):
+    """nbgrader's Execute, but a dead kernel costs only the cell that killed it."""
+
+    max_kernel_deaths = Integer(3, help="Restarts allowed per notebook before the rest is marked not run").tag(config=True)
+    memory_limit_mb = Integer(0, help="Shown in MemoryError feedback (the limit itself is set by the kernelspec)").tag(config=True)
+    cpu_limit_seconds = Integer(0, help="Shown in feedback when the CPU-time limit stops the kernel").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._deaths = 0
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._deaths >= self.max_kernel_deaths:
+            if cell.cell_type == "code":
+                cell.outputs = [error_output("NotRun", f"not run: the kernel died {self._deaths} times in this notebook")]
+            return cell, resources
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._deaths += 1
+            cell.outputs.append(error_output("KernelDied", self._death_reason()))
+            if self._deaths < self.max_kernel_deaths:
+                self._restart_and_replay(index)
+            return cell, resources
+        if self.memory_limit_mb:
+            for output in cell.get("outputs", []):
+                if output.output_type == "error" and output.ename == "MemoryError":
+                    output.evalue = (f"{output.evalue} (the grader allows each notebook {self.memory_limit_mb} MB; "
+                                     "this cell asked for more)").strip()
+        return cell, resources
+
+    def _death_reason(self) -> str:
+        code = None
+        provisioner = getattr(self.km, "provisioner", None)
+        process = getattr(provisioner, "process", None)
+        if process is not None:
+            code = process.poll()
+        if code in (-signal.SIGXCPU, -signal.SIGKILL) and self.cpu_limit_seconds:
+            return (f"the kernel stopped while running this cell: it used up the grader's CPU-time limit of "
+                    f"{self.cpu_limit_seconds} s (exit signal {-code}), or ran out of memory")
+        if code is not None and code < 0:
+            return f"the kernel was killed by signal {signal.Signals(-code).name} while running this cell"
+        return f"the kernel exited (code {code}) while running this cell, e.g. through os._exit or sys.exit"
+
+    def _restart_and_replay(self, index):
+        """Fresh kernel, earlier code cells run again (outputs discarded) so later exercises can be graded."""
+        self._cleanup_kernel()
+        self.km = self.create_kernel_manager()
+        self.start_new_kernel()
+        self.start_new_kernel_client()
+        for earlier in range(index):
+            previous = self.nb.cells[earlier]
+            # Test cells only check; replaying them (or a cell that already killed the kernel) rebuilds nothing.
+            killed = any(o.get("ename") == "KernelDied" for o in previous.get("outputs", []))
+            if previous.cell_type == "code" and not nbgrader_meta(previous).get("grade") and not killed:
+                try:
+                    self.execute_cell(copy.deepcopy(previous), earlier, store_history=False)
+                except DeadKernelError:
+                    self._deaths = self.max_kernel_deaths
+                    return
+
+
+class GuardAgainstTampering(NbGraderPreprocessor):
+    """Replace answer cells that patch modules, builtins or the names the tests use with a cell that explains."""
+
+    protected_modules = List(
+        Unicode(), ["builtins", "importlib", "unittest", "ctypes"],
+        help="Modules an answer may not import or touch").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        fixed = set()
+        for cell in nb.cells:
+            meta = nbgrader_meta(cell)
+            if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+                fixed |= _bound_names(cell.source)
+        modules = set(self.protected_modules) | _module_names(nb)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+                problem = find_tampering(cell.source, fixed, modules, set(self.protected_modules))
+                if problem:
+                    self.log.warning("Answer %s not run: %s", nbgrader_meta(cell).get("grade_id"), problem)
+                    cell.source = (
+                        "# The grader did not run this answer: it changes something the tests rely on.\n"
+                        f"raise RuntimeError({('Answer not graded: ' + problem)!r})"
+                    )
+        return nb, resources
+
+
+def _module_names(nb) -> set:
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names |= {a.asname or a.name for a in node.names}
+    return names
+
+
+def _bound_names(source: str) -> set:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _root_name(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def find_tampering(source: str, fixed: set, modules: set, forbidden_modules: set):
+    """A sentence naming the first line that patches what the tests use, or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None  # the syntax error itself fails the exercise
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", "?")
+        targets = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)) and _root_name(target) in modules:
+                return f"line {line} assigns to {ast.unparse(target)}, part of a module the tests use"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            for name in names:
+                if name.split(".")[0] in forbidden_modules:
+                    return f"line {line} imports {name}, which answers may not use"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in {"setattr", "delattr"} and node.args and _root_name(node.args[0]) in modules:
+                return f"line {line} calls {node.func.id} on {ast.unparse(node.args[0])}"
+            if node.func.id in {"exec", "eval", "compile", "__import__", "globals", "vars"}:
+                return f"line {line} calls {node.func.id}(), which answers may not use"
+        if isinstance(node, ast.Name) and node.id in {"__builtins__", "builtins"}:
+            return f"line {line} uses {node.id}"
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue  # importing again what the setup cell imported is harmless
+        redefined = _bound_names(ast.unparse(node)) & fixed
+        if redefined:
+            return f"line {node.lineno} redefines {', '.join(sorted(redefined))} from the locked setup cell"
+    return None
+
+
+class PassingTestsKeepStderr(NbGraderPreprocessor):
+    """In a test cell that raised nothing, stderr text moves to stdout (marked), so it doesn't cost points."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("grade"):
+            outputs = cell.get("outputs", [])
+            if not any(o.output_type == "error" for o in outputs):
+                for output in outputs:
+                    if output.output_type == "stream" and output.name == "stderr":
+                        output.name = "stdout"
+                        output.text = "".join(f"[stderr] {line}" for line in output.text.splitlines(True))
+        return cell, resources
+
+
+class LimitOutputSize(NbGraderPreprocessor):
+    """Cap each cell's printed text (nbgrader's LimitOutput counts lines, not characters)."""
+
+    max_characters = Integer(20_000, help="Characters of stream output kept per cell").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code":
+            budget = self.max_characters
+            for output in cell.get("outputs", []):
+                if output.output_type == "stream":
+                    if len(output.text) > budget:
+                        output.text = output.text[:max(budget, 0)] + "\n... [output truncated by the grader]\n"
+                    budget -= len(output.text)
+        return cell, resources
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Feedback: hidden test code is replaced by a note; failures keep only their message."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
+            cell.source = HIDDEN_REGION.sub("# (hidden tests: their code is not shown)\n", cell.source)
+            for output in cell.get("outputs", []):
+                if output.output_type == "error":
+                    output.traceback = [f"{output.ename}: {output.evalue}"]
+        return cell, resources
+
+
+class RestoreCellFlags(NbGraderPreprocessor):
+    """Put back the grade/solution flags and points the gradebook has for each known grade_id."""
+
+    def preprocess(self, nb, resources):
+        notebook, assignment = resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
+        with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+            for cell in nb.cells:
+                meta = nbgrader_meta(cell)
+                grade_id = meta.get("grade_id")
+                if not grade_id:
+                    continue
+                try:
+                    grade_cell = gradebook.find_grade_cell(grade_id, notebook, assignment)
+                except MissingEntry:
+                    grade_cell = None
+                try:
+                    gradebook.find_solution_cell(grade_id, notebook, assignment)
+                    is_solution = True
+                except MissingEntry:
+                    is_solution = False
+                if grade_cell is None and not is_solution:
+                    continue
+                if bool(meta.get("grade")) != (grade_cell is not None) or bool(meta.get("solution")) != is_solution:
+                    self.log.warning("Cell %s: nbgrader flags were edited; restored", grade_id)
+                meta["grade"] = grade_cell is not None
+                meta["solution"] = is_solution
+                if grade_cell is not None:
+                    meta["points"] = grade_cell.max_score
+                else:
+                    meta.pop("points", None)
+        return nb, resources

@@ -1,0 +1,43 @@
+"""Train notebook 05's models and ship their weights (instructor only; students never receive this).
+
+The notebook itself is the single source of the models: this script runs every code cell of
+solutions/05_attention_in_models/05_attention_in_models.ipynb in one namespace with training on
+(NBGRADER_EXECUTION unset), then saves each model that `fit_or_load` registered in `trained` to
+datasets/attention_in_models/weights/<name>.weights.h5. Autograding and Validate load those files
+instead of training. Run from the repo root, then refresh the checksums:
+
+    python -m grader.train_attention_in_models && python -m attention_course.datafiles
+"""
+import os
+import time
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPO / "solutions" / "05_attention_in_models" / "05_attention_in_models.ipynb"
+OUT = REPO / "datasets" / "attention_in_models" / "weights"
+
+
+def main():
+    os.environ.pop("NBGRADER_EXECUTION", None)
+    os.environ["MPLBACKEND"] = "Agg"
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    os.chdir(NOTEBOOK.parent)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    namespace = {"__name__": "__main__"}
+    start = time.perf_counter()
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            exec(compile(cell.source, f"{NOTEBOOK.name} cell {index}", "exec"), namespace)
+    print(f"notebook ran in {time.perf_counter() - start:.1f} s")
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, model in namespace["trained"].items():
+        path = OUT / f"{name}.weights.h5"
+        model.optimizer = None  # ship the model's weights only: the notebook loads them into an uncompiled model
+        model.save_weights(path)
+        print(f"saved {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Instructor-side training for notebook 03 (date translation with attention). Students never get this file.
+
+Builds the notebook's architecture (Coursera's NMT-with-attention model, 52,960 parameters), trains
+it on the committed, seeded date dataset and saves the weights by layer role, so they load into any
+correct student `modelf` whatever its layer names or creation order.
+
+    python grader/train_date_translation.py              # shipped weights -> datasets/date_translation/
+    python grader/train_date_translation.py --benchmark  # from scratch, 5-minute budget: epochs, time, accuracy
+
+Then refresh the checksums:  python -m attention_course.datafiles
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import layers  # noqa: E402
+
+from attention_course.date_translation import WEIGHTS_FILE, exact_match, predict_indices, save_role_weights  # noqa: E402
+from attention_course.dates import load_dates  # noqa: E402
+from attention_course.seeding import set_seed  # noqa: E402
+
+TX, TY, N_A, N_S = 30, 10, 32, 64
+LEARNING_RATE, BATCH_SIZE = 0.005, 64  # Coursera used 100; 64 converges in fewer epochs here
+
+
+def encode_pairs(pairs, human_vocab, machine_vocab, Tx=TX):
+    """One-hot inputs (m, Tx, len(human_vocab)) and targets (m, Ty, len(machine_vocab))."""
+    unk, pad = human_vocab["<unk>"], human_vocab["<pad>"]
+    ids = np.full((len(pairs), Tx), pad, dtype="int64")
+    for row, (human, _) in enumerate(pairs):
+        text = human.lower().replace(",", "")[:Tx]
+        ids[row, :len(text)] = [human_vocab.get(ch, unk) for ch in text]
+    targets = np.array([[machine_vocab[ch] for ch in iso] for _, iso in pairs])
+    eye_h, eye_m = np.eye(len(human_vocab), dtype="float32"), np.eye(len(machine_vocab), dtype="float32")
+    return eye_h[ids], eye_m[targets]
+
+
+def build_model(Tx=TX, Ty=TY, n_a=N_A, n_s=N_S, human_vocab_size=37, machine_vocab_size=11):
+    """The notebook's model: BiLSTM encoder, shared additive attention, post-attention LSTM."""
+    repeator = layers.RepeatVector(Tx)
+    concatenator = layers.Concatenate(axis=-1)
+    densor1 = layers.Dense(10, activation="tanh")
+    densor2 = layers.Dense(1, activation="relu")
+    activator = layers.Softmax(axis=1, name="attention_weights")  # over the Tx axis
+    dotor = layers.Dot(axes=1)
+    post_lstm = layers.LSTM(n_s, return_state=True)
+    output_layer = layers.Dense(machine_vocab_size, activation="softmax")
+
+    X = keras.Input(shape=(Tx, human_vocab_size))
+    s0 = keras.Input(shape=(n_s,), name="s0")
+    c0 = keras.Input(shape=(n_s,), name="c0")
+    a = layers.Bidirectional(layers.LSTM(n_a, return_sequences=True))(X)  # (m, Tx, 2 n_a)
+    s, c, outputs = s0, c0, []
+    for _ in range(Ty):
+        energies = densor2(densor1(concatenator([a, repeator(s)])))  # (m, Tx, 1)
+        context = dotor([activator(energies), a])  # (m, 1, 2 n_a)
+        _, s, c = post_lstm(context, initial_state=[s, c])
+        outputs.append(output_layer(s))  # (m, machine_vocab_size)
+    return keras.Model(inputs=[X, s0, c0], outputs=outputs)
+
+
+def compile_model(model, learning_rate=LEARNING_RATE):
+    optimizer = keras.optimizers.Adam(learning_rate=learning_rate, beta_1=0.9, beta_2=0.999)
+    model.compile(optimizer=optimizer, loss="categorical_crossentropy")
+    return model
+
+
+def learning_rate_at(epoch, epochs, base=LEARNING_RATE, constant_fraction=0.5):
+    """Constant rate, then cosine decay to 2% of it: fast progress first, no late collapses."""
+    constant = int(epochs * constant_fraction)
+    if epoch < constant:
+        return base
+    progress = (epoch - constant) / max(epochs - constant - 1, 1)
+    return base * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * progress)))
+
+
+def train(epochs, seed, budget=None, verbose=1, batch_size=BATCH_SIZE, constant_fraction=0.5):
+    set_seed(seed)
+    data = load_dates()
+    hv, mv = data.human_vocab, data.machine_vocab
+    X, Y = encode_pairs(data.train, hv, mv)
+    Xd, Yd = encode_pairs(data.dev, hv, mv)
+    Xt, Yt = encode_pairs(data.test, hv, mv)
+    model = compile_model(build_model(human_vocab_size=len(hv), machine_vocab_size=len(mv)))
+    zeros = np.zeros((len(X), N_S), dtype="float32")
+    start, best, history = time.perf_counter(), (-1.0, None), []
+    for epoch in range(epochs):
+        model.optimizer.learning_rate.assign(learning_rate_at(epoch, epochs, constant_fraction=constant_fraction))
+        fit = model.fit([X, zeros, zeros], list(Y.swapaxes(0, 1)), epochs=1, batch_size=batch_size,
+                        shuffle=True, verbose=0)
+        dev_acc = exact_match(model, Xd, Yd)
+        elapsed = time.perf_counter() - start
+        history.append((epoch + 1, elapsed, fit.history["loss"][0], dev_acc))
+        if verbose:
+            print(f"epoch {epoch + 1:2d}  {elapsed:6.1f} s  lr {float(model.optimizer.learning_rate.numpy()):.5f}"
+                  f"  loss {fit.history['loss'][0]:.4f}  dev exact match {dev_acc:.4f}", flush=True)
+        if dev_acc >= best[0]:
+            best = (dev_acc, model.get_weights())
+        if budget and elapsed > budget:
+            break
+    model.set_weights(best[1])
+    return model, (Xt, Yt), history, time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--benchmark", action="store_true", help="train from scratch within --budget seconds")
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--budget", type=float, default=300.0)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    parser.add_argument("--constant-fraction", type=float, default=0.5, help="share of epochs at the full rate")
+    parser.add_argument("--out", default=None, help="weights file (default: the shipped one)")
+    parser.add_argument("--show-errors", type=int, default=0, help="print this many test errors")
+    args = parser.parse_args()
+    epochs = args.epochs or (20 if args.benchmark else 45)
+    model, (Xt, Yt), history, wall = train(epochs, args.seed, args.budget if args.benchmark else None,
+                                              batch_size=args.batch_size, constant_fraction=args.constant_fraction)
+    test_acc = exact_match(model, Xt, Yt)
+    print(f"epochs run {len(history)}, wall time {wall:.0f} s (training + dev evaluation), "
+          f"test exact match {test_acc:.4f} on {len(Xt)} dates, cores {os.cpu_count()}")
+    if args.show_errors:
+        data = load_dates()
+        got = predict_indices(model, Xt, N_S)
+        wrong = np.flatnonzero((got != Yt.argmax(-1)).any(axis=1))
+        inverse = data.inv_machine_vocab
+        for i in wrong[:args.show_errors]:
+            print(f"  {data.test[i][0]!r:34} -> {''.join(inverse[int(k)] for k in got[i])}  (want {data.test[i][1]})")
+    if args.out or not args.benchmark:
+        path = save_role_weights(model, Path(args.out) if args.out else REPO / "datasets" / WEIGHTS_FILE)
+        print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()

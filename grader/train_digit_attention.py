@@ -1,0 +1,92 @@
+"""Instructor-side: notebook 03's attention architecture on notebook 01's digit-reversal task.
+
+Trains a Bidirectional-LSTM encoder + the shared additive attention layers + a post-attention LSTM
+(the date model of notebook 03, sized for 40 input and 40 output steps) on the committed
+digit-string data (attention_course.digit_strings), measures exact match per input length on the
+test split (100 strings per length, the same strings as notebook 01's curve) and saves the curve as
+datasets/length_curves/attention.csv.
+
+    python grader/train_digit_attention.py && python -m attention_course.datafiles
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import layers  # noqa: E402
+
+from attention_course import digit_strings as ds  # noqa: E402
+from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
+from attention_course.seeding import set_seed  # noqa: E402
+
+
+def build_model(Tx=ds.TX, Ty=ds.TY, n_a=32, n_s=64, vocab_size=ds.VOCAB_SIZE, attention_units=10):
+    """Notebook 03's model; the Ty outputs are stacked into one (m, Ty, vocab) tensor for speed."""
+    repeator = layers.RepeatVector(Tx)
+    concatenator = layers.Concatenate(axis=-1)
+    densor1 = layers.Dense(attention_units, activation="tanh")
+    densor2 = layers.Dense(1, activation="relu")
+    activator = layers.Softmax(axis=1, name="attention_weights")
+    dotor = layers.Dot(axes=1)
+    post_lstm = layers.LSTM(n_s, return_state=True)
+    output_layer = layers.Dense(vocab_size, activation="softmax")
+    as_step = layers.Reshape((1, vocab_size))
+
+    X = keras.Input(shape=(Tx, vocab_size))
+    s0 = keras.Input(shape=(n_s,), name="s0")
+    c0 = keras.Input(shape=(n_s,), name="c0")
+    a = layers.Bidirectional(layers.LSTM(n_a, return_sequences=True))(X)  # (m, Tx, 2 n_a)
+    s, c, outputs = s0, c0, []
+    for _ in range(Ty):
+        energies = densor2(densor1(concatenator([a, repeator(s)])))  # (m, Tx, 1)
+        context = dotor([activator(energies), a])  # (m, 1, 2 n_a)
+        _, s, c = post_lstm(context, initial_state=[s, c])
+        outputs.append(as_step(output_layer(s)))  # (m, 1, vocab)
+    return keras.Model([X, s0, c0], layers.Concatenate(axis=1)(outputs))  # (m, Ty, vocab)
+
+
+def predict_ids(model, X, n_s):
+    zeros = np.zeros((len(X), n_s), dtype="float32")
+    return model.predict([X, zeros, zeros], batch_size=500, verbose=0).argmax(-1)  # (m, Ty)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--n-a", type=int, default=32)
+    parser.add_argument("--n-s", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--no-save", action="store_true")
+    args = parser.parse_args()
+    set_seed(args.seed)
+    train, dev, test = (ds.load_arrays(split) for split in ds.SPLITS)
+    model = build_model(n_a=args.n_a, n_s=args.n_s)
+    model.compile(optimizer=keras.optimizers.Adam(0.005), loss="sparse_categorical_crossentropy")
+    zeros = np.zeros((len(train.X), args.n_s), dtype="float32")
+    start, best = time.perf_counter(), (-1.0, None)
+    for epoch in range(args.epochs):
+        rate = 0.005 if epoch < args.epochs // 2 else 0.005 * 0.5 ** ((epoch - args.epochs // 2 + 1) / 2)
+        model.optimizer.learning_rate.assign(rate)
+        fit = model.fit([train.X, zeros, zeros], train.Y, batch_size=100, epochs=1, verbose=0)
+        dev_acc = ds.exact_match(predict_ids(model, dev.X, args.n_s), dev.Y).mean()
+        print(f"epoch {epoch + 1:2d}  {time.perf_counter() - start:6.0f} s  lr {rate:.5f}  "
+              f"loss {fit.history['loss'][0]:.4f}  dev exact match {dev_acc:.4f}", flush=True)
+        if dev_acc >= best[0]:
+            best = (dev_acc, model.get_weights())
+    model.set_weights(best[1])
+    curve = accuracy_by_length("attention", test.lengths, predict_ids(model, test.X, args.n_s), test.Y)
+    for length, acc in zip(curve.lengths, curve.exact_match):
+        print(f"  length {length:2d}: exact match {acc:.2f}")
+    print(f"test exact match {curve.exact_match.mean():.4f}, wall time {time.perf_counter() - start:.0f} s")
+    if not args.no_save:
+        print("saved", save_length_curve(curve))
+
+
+if __name__ == "__main__":
+    main()

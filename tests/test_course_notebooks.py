@@ -1,0 +1,55 @@
+"""Every solution notebook runs top to bottom, and nbgrader grades the real assignments right:
+a solved notebook gets full marks and an untouched one 0."""
+import os
+import time
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from grader.grading import Grader
+from grader.samples import fill_answers
+from tests.course_files import ASSIGNMENTS, SOLUTIONS, source_notebook, student_notebook
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = source_notebook(assignment)
+    client = NotebookClient(notebook, timeout=900, kernel_name="python3",
+                            resources={"metadata": {"path": str(SOLUTIONS / assignment)}})
+    start = time.perf_counter()
+    client.execute()  # raises CellExecutionError on the first failing cell
+    print(f"{assignment}: Run All {time.perf_counter() - start:.1f} s")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Autograde a solved and an untouched copy of every assignment in one workspace."""
+    root = tmp_path_factory.mktemp("course_grading")
+    submissions = root / "submissions"
+    for assignment in ASSIGNMENTS:
+        for student, fraction in (("solved", 1.0), ("untouched", 0.0)):
+            folder = submissions / student / assignment
+            folder.mkdir(parents=True)
+            notebook = fill_answers(student_notebook(assignment), source_notebook(assignment), fraction)
+            nbformat.write(notebook, folder / f"{assignment}.ipynb")
+    results = Grader(root / "workspace").run(submissions, progress=False)
+    return {(r.student, r.assignment): r for r in results}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solved_notebook_gets_full_marks(graded, assignment):
+    result = graded[("solved", assignment)]
+    assert result.max_score > 0
+    assert result.score == result.max_score, f"{assignment}: solved notebook lost points on {result.failed} {result.error}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_notebook_scores_zero(graded, assignment):
+    result = graded[("untouched", assignment)]
+    assert result.score == 0, f"{assignment}: untouched notebook got {result.score}; passing tests: check which"
+    assert not result.error, result.error

@@ -1,0 +1,85 @@
+"""A class with broken and hostile submissions: every one gets its stated score, the others are
+graded normally in the same run, the gradebook agrees with grades.csv, and grading again changes nothing."""
+import csv
+
+import nbformat
+import pytest
+
+from grader.grading import Grader
+from tests.course_files import FIXTURE_SOURCE
+from tests.hostile_submissions import ASSIGNMENT, EXPECTED, NOTEBOOK, write_all
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=5, workers=2)
+    grader.generate(ASSIGNMENT)
+    student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    source = nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4)
+    write_all(root / "class", student, source)
+    first = {r.student: r for r in grader.run(root / "class", progress=False)}
+    second = {r.student: r for r in grader.run(root / "class", progress=False)}
+    return grader, first, second
+
+
+@pytest.mark.parametrize("case", list(EXPECTED))
+def test_case_gets_its_stated_score(graded, case):
+    grader, first, _ = graded
+    _, score, note = EXPECTED[case]
+    result = first[case]
+    assert result.max_score == 5.0
+    assert result.score == score, f"{case}: expected {score}, got {result.score} (failed {result.failed}, {result.error})"
+    if note:
+        feedback = grader.feedback_path(case, ASSIGNMENT)
+        text = result.error + (feedback.read_text() if feedback.exists() else "")
+        assert note in text, f"{case}: neither the grader's error nor the feedback mentions {note!r}"
+
+
+def test_grading_again_gives_the_same_scores(graded):
+    _, first, second = graded
+    assert {s: r.score for s, r in second.items()} == {s: r.score for s, r in first.items()}
+
+
+def test_gradebook_and_grades_csv_agree_with_every_student(graded):
+    grader, first, _ = graded
+    rows = {row["student_id"]: float(row["score"]) for row in csv.DictReader(open(grader.workspace / "grades.csv"))}
+    assert rows == {student: result.score for student, result in first.items()}
+
+
+def test_large_extra_files_are_not_copied_for_grading(graded):
+    grader, _, _ = graded
+    assert not (grader.workspace / "autograded" / "large_extra_file" / ASSIGNMENT / "dataset_copy.bin").exists()
+
+
+def test_huge_output_is_truncated_in_the_autograded_notebook(graded):
+    grader, _, _ = graded
+    notebook = grader.workspace / "autograded" / "huge_output" / ASSIGNMENT / NOTEBOOK
+    assert notebook.stat().st_size < 200_000
+
+
+def test_feedback_shows_hidden_test_results_but_not_their_code(graded):
+    grader, _, _ = graded
+    text = grader.feedback_path("blank", ASSIGNMENT).read_text()
+    assert "hidden tests: their code is not shown" in text
+    assert "mean_of([4.0, 8.0])" not in text and "add(-5, 12)" not in text
+    assert "NotImplementedError" in text
+
+
+def test_cpu_time_limit_stops_the_kernel_and_grading_goes_on(tmp_path):
+    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, cpu_seconds=3, cell_timeout=60, workers=1)
+    grader.generate(ASSIGNMENT)
+    from grader.samples import fill_answers
+    student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    notebook = fill_answers(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4))
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "add":
+            cell.source = "def add(a, b):\n    while True:\n        a += 1"
+    folder = tmp_path / "class" / "spinner" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(notebook, folder / NOTEBOOK)
+    [result] = grader.run(tmp_path / "class", progress=False)
+    assert result.score == 3.0, (result.failed, result.error)
+    assert "CPU-time limit of 3 s" in grader.feedback_path("spinner", ASSIGNMENT).read_text()
