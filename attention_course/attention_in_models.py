@@ -1,0 +1,33 @@
+"""Loaders for notebook 05's synthetic tasks (datasets/attention_in_models, built by
+datasets/build_attention_in_models.py) and the shipped weights of its trained models."""
+import numpy as np
+
+from attention_course.datafiles import verified_path
+
+TASKS = ("marker", "majority", "pairs", "reviews", "scenes", "images")
+
+
+def load_task(name: str) -> dict:
+    """All arrays of one task (checksums verified): token ids as int32, string lists as lists.
+
+    Keys: `x_train`, `y_train`, `x_test`, `y_test` (or `a_*`/`b_*` for pairs, `q_*` questions for
+    scenes, `images_*`/`shapes_*`/`cells_*` for images), plus `vocab`, `labels` and similar names.
+    """
+    if name not in TASKS:
+        raise ValueError(f"Unknown task {name!r}; choose one of {', '.join(TASKS)}")
+    with np.load(verified_path(f"attention_in_models/{name}.npz")) as data:
+        arrays = {key: data[key] for key in data.files}
+    out = {}
+    for key, value in arrays.items():
+        if value.dtype.kind == "U":
+            out[key] = [str(v) for v in value]
+        elif key.startswith("images"):
+            out[key] = value.astype(np.float32) / 255.0  # (n, 32, 32, 3) in 0..1
+        else:
+            out[key] = value.astype(np.int32)
+    return out
+
+
+def weights_path(model_name: str) -> str:
+    """Checked path of a shipped `.weights.h5` file (made by grader/train_attention_in_models.py)."""
+    return str(verified_path(f"attention_in_models/weights/{model_name}.weights.h5"))
