@@ -211,6 +211,17 @@ CORRECT = {
     weights = tf.where(tf.reduce_any(allowed, axis=-1, keepdims=True), weights, tf.zeros_like(weights))
     return tf.matmul(weights, V), weights
 ''',
+        "tensorflow_float32": SDPA_HEAD + '''
+    import tensorflow as tf
+    Q, K, V = (tf.cast(a, tf.float32) for a in (Q, K, V))
+    scores = tf.einsum("...qd,...kd->...qk", Q, K) / tf.sqrt(tf.cast(K.shape[-1], tf.float32))
+    if mask is not None:
+        scores = tf.where(tf.cast(mask, tf.bool), scores, tf.float32.min)
+    weights = tf.nn.softmax(scores, axis=-1)
+    if mask is not None:
+        weights = weights * tf.cast(mask, tf.float32)  # a fully blocked row: all zeros
+    return tf.einsum("...qk,...kv->...qv", weights, V), weights
+''',
         "keras_ops": SDPA_HEAD + '''
     from keras import ops
     d_k = ops.shape(Q)[-1]
