@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.course import SOLUTIONS, assignments, write_workspace_config
+from grader.course import SOLUTIONS, assignments, prepare_environment, write_workspace_config
 from grader.samples import fill_answers, nbgrader_meta
 from tests.browser.lab import REPO
 
@@ -55,6 +55,7 @@ def test_formgrader_lists_assignments_and_autogrades_a_submission(tmp_path, star
     exchange = workspace / "exchange"  # so Formgrader shows no "exchange missing" warning
     exchange.mkdir()
     exchange.chmod(0o777)
+    prepare_environment()  # the gradebook runs alembic from the environment's bin folder
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gradebook:  # the class roster
         gradebook.add_student(STUDENT, first_name="Ada", last_name="Lovelace")
     lab = start_lab(workspace, config_dir=workspace, cwd=workspace)
