@@ -7,7 +7,8 @@ then writes
 - datasets/length_curves/encoder_decoder.csv: exact-match and digit accuracy per input length on the test split.
 Then refresh the checksums: python -m attention_course.datafiles
 
-Run from the repo root:  python -m grader.train_encoder_decoder [--epochs N]
+Run from the repo root:  python -m grader.train_encoder_decoder   (the shipped files: the defaults, 50 epochs,
+about 13 minutes on 2 shared CPU cores; exact match about 0.93 at length 5, 0 from length 22 on)
 Students never receive this file: it contains the reference model.
 """
 import argparse
@@ -38,7 +39,7 @@ def reference_seq2seq(Tx, Ty, n_a, n_s, in_vocab_size, out_vocab_size):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--lr", type=float, default=0.005)
     parser.add_argument("--seed", type=int, default=1)
