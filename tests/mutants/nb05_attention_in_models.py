@@ -131,7 +131,7 @@ def _spatial(query_term="ops.tensordot(query, W_q, axes=1)", act="ops.tanh", sof
 
 WRONG = {
     "AttentionPooling": {
-        "softmax_over_singleton_axis": _pool(f'''
+        "softmax_over_feature_axis_of_T_by_1": _pool(f'''
 {_SCORES}
 weights = ops.squeeze(ops.softmax(ops.expand_dims(scores, -1), axis=-1), -1)  # softmax over a size-1 axis: all ones
 if mask is not None:
