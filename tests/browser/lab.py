@@ -176,6 +176,7 @@ PROMPT = re.compile(r"\[(\d+|\*| )?\]:")
 def open_notebook(page, lab: JupyterLab, relative_path: str, cells: int):
     """Open a notebook (its URL on a fresh page, else File > Open from Path…) and wait until all its
     cells are rendered and its kernel is idle."""
+    started = time.monotonic()
     if page.url.startswith(lab.base + "/lab"):
         menu(page, "File", "filebrowser:open-path")
         page.locator(".jp-Dialog input").fill(relative_path)
@@ -185,12 +186,16 @@ def open_notebook(page, lab: JupyterLab, relative_path: str, cells: int):
     page.locator(f"{CURRENT_TAB}[title*='{relative_path}']").wait_for(timeout=180_000)
     notebook = current_panel(page).locator(".jp-Notebook")
     notebook.wait_for(timeout=180_000)
+    shown = time.monotonic()
     deadline = time.monotonic() + 180
     while notebook.locator(".jp-Cell").count() < cells and time.monotonic() < deadline:
         time.sleep(0.5)
     assert notebook.locator(".jp-Cell").count() == cells, (
         f"{relative_path}: JupyterLab shows {notebook.locator('.jp-Cell').count()} cells, the file has {cells}")
-    wait_kernel_idle(page, lab, timeout=180)
+    rendered = time.monotonic()
+    wait_kernel_idle(page, lab, timeout=300)
+    print(f"open {relative_path}: page {shown - started:.0f} s, cells {rendered - shown:.0f} s, "
+          f"kernel {time.monotonic() - rendered:.0f} s")
     return notebook
 
 
