@@ -253,7 +253,7 @@ def run_all_and_wait(page, lab: JupyterLab, notebook, timeout: float) -> float:
 def save(page, lab: JupyterLab, relative_path: str):
     """File > Save Notebook, and wait until the tab is no longer marked as changed."""
     menu(page, "File", "docmanager:save")
-    page.locator(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)").first.wait_for(timeout=60_000)
+    page.locator(f"{CURRENT_TAB}:not(.jp-mod-dirty)").wait_for(timeout=60_000)
 
 
 def click_validate(page):
