@@ -170,7 +170,6 @@ def current_panel(page):
     tab = page.locator(CURRENT_TAB)
     tab.wait_for()
     return page.locator(f"[id='{tab.get_attribute('data-id')}']")
-PROMPT = re.compile(r"\[(\d+|\*| )?\]:")
 
 
 def open_notebook(page, lab: JupyterLab, relative_path: str, cells: int):
@@ -250,7 +249,7 @@ def run_all_and_wait(page, lab: JupyterLab, notebook, timeout: float) -> float:
     raise AssertionError(f"Run All did not finish within {timeout:.0f} s")
 
 
-def save(page, lab: JupyterLab, relative_path: str):
+def save(page):
     """File > Save Notebook, and wait until the tab is no longer marked as changed."""
     menu(page, "File", "docmanager:save")
     page.locator(f"{CURRENT_TAB}:not(.jp-mod-dirty)").wait_for(timeout=60_000)

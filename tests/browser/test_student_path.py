@@ -101,7 +101,7 @@ def test_student_solves_runs_all_and_validates(assignment, tmp_path, start_lab, 
         set_cell_source(page, notebook, index, solutions[grade_id])
     notebook.locator(".jp-Cell").nth(answer_cells[0][0]).scroll_into_view_if_needed()
     shots(page, "answers_filled")
-    save(page, lab, relative)
+    save(page)
     saved = nbformat.read(student_file, as_version=4)
     for index, grade_id in answer_cells:
         assert saved.cells[index].source.strip() == solutions[grade_id].strip(), (
@@ -109,7 +109,7 @@ def test_student_solves_runs_all_and_validates(assignment, tmp_path, start_lab, 
 
     # Run All and wait for the kernel to go idle.
     timings["run all"] = run_all_and_wait(page, lab, notebook, timeout=RUN_ALL_TIMEOUT[assignment])
-    save(page, lab, relative)
+    save(page)
     shots(page, "after_run_all")
     errors, figures, stderr = output_report(student_file)
     assert not errors, f"Run All in JupyterLab left error outputs: {errors}"
