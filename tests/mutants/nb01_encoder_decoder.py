@@ -254,6 +254,12 @@ CORRECT = {
         keras.layers.LSTM(n_s, return_sequences=True),
         keras.layers.TimeDistributed(keras.layers.Dense(out_vocab_size, activation="softmax")),
     ])'''),
+        "sequential_input_shape_argument": _BUILD.format(body='''    return keras.Sequential([
+        keras.layers.LSTM(n_a, input_shape=(Tx, in_vocab_size)),
+        keras.layers.RepeatVector(Ty),
+        keras.layers.LSTM(n_s, return_sequences=True),
+        keras.layers.Dense(out_vocab_size, activation="softmax"),
+    ])'''),
         "separate_softmax_and_state_output": _BUILD.format(body='''    inputs = keras.Input(shape=(Tx, in_vocab_size))
     _, C, _ = keras.layers.LSTM(n_a, return_sequences=True, return_state=True)(inputs)
     decoded = keras.layers.LSTM(n_s, return_sequences=True)(keras.layers.RepeatVector(Ty)(C))
