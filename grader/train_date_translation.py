@@ -8,6 +8,10 @@ correct student `modelf` whatever its layer names or creation order.
     python grader/train_date_translation.py --benchmark  # from scratch, 5-minute budget: epochs, time, accuracy
 
 Then refresh the checksums:  python -m attention_course.datafiles
+
+Measured on 2 CPU cores shared with other jobs (see datasets/date_translation/README.md):
+shipped weights, 45 epochs in 516 s, test exact match 99.95%; benchmark, 20 epochs in 152 s,
+test exact match 99.90%.
 """
 import argparse
 import os

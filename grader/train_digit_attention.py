@@ -7,6 +7,10 @@ test split (100 strings per length, the same strings as notebook 01's curve) and
 datasets/length_curves/attention.csv.
 
     python grader/train_digit_attention.py && python -m attention_course.datafiles
+
+Measured on 2 shared CPU cores: 16 epochs in about 12 minutes; test exact match 92.2% overall,
+100% for every length up to 35 digits, 98%, 92%, 28%, 2%, 0% for 36 to 40 digits (digit accuracy
+above 90% at every length).
 """
 import argparse
 import os
@@ -58,7 +62,7 @@ def predict_ids(model, X, n_s):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--n-a", type=int, default=32)
     parser.add_argument("--n-s", type=int, default=64)
     parser.add_argument("--seed", type=int, default=5)
