@@ -31,7 +31,7 @@ release: install  ## regenerate notebooks/ from solutions/: make release [ASSIGN
 	$(BIN)/python -m grader release $(ASSIGNMENT)
 
 benchmark: install  ## print run and grading times for every notebook
-	$(BIN)/python -m grader.benchmark
+	$(BIN)/python -m grader.benchmark notebooks && $(BIN)/python -m grader.benchmark grading
 
 clean:
 	rm -rf _grading test-artifacts .pytest_cache

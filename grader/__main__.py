@@ -3,7 +3,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.course import STATE, CourseError
+from grader.course import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, STATE, CourseError
 
 
 def main(argv=None) -> int:
@@ -21,6 +21,15 @@ def main(argv=None) -> int:
     grade.add_argument("--workspace", type=Path, default=None,
                        help="where submissions, feedback, grades.csv and the gradebook go "
                             "(default: _grading/class, or _grading/samples for the simulated students)")
+    grade.add_argument("--workers", type=int, default=None, help="notebooks graded at once (default: one per core)")
+    grade.add_argument("--memory-limit", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+                       help=f"address-space limit per notebook kernel (default {DEFAULT_MEMORY_MB}; 0 = none)")
+    grade.add_argument("--cpu-limit", type=int, default=DEFAULT_CPU_SECONDS, metavar="SECONDS",
+                       help=f"CPU-time limit per notebook kernel (default {DEFAULT_CPU_SECONDS}; 0 = none)")
+    grade.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
+                       help="wall-clock limit per cell (default: Execute.timeout in grader/nbgrader_config.py)")
+    grade.add_argument("--db-url", default=None,
+                       help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: SQLite in the workspace)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
@@ -31,7 +40,8 @@ def main(argv=None) -> int:
             return 0
         from grader.grading import Grader, summary_table
         workspace = args.workspace or STATE / ("samples" if args.submissions is None else "class")
-        grader = Grader(workspace)
+        grader = Grader(workspace, workers=args.workers, memory_mb=args.memory_limit, cpu_seconds=args.cpu_limit,
+                        cell_timeout=args.cell_timeout, db_url=args.db_url)
         results = grader.run(args.submissions, args.assignments, progress=not args.no_progress)
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")

@@ -49,7 +49,7 @@ def course_config() -> Config:
     return PyFileConfigLoader("nbgrader_config.py", path=str(GRADER_DIR)).load_config()
 
 
-def workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Config:
+def workspace_config(workspace: Path, source: Path = SOLUTIONS, db_url: str = None) -> Config:
     """The course config with all grading state (release copy, submissions, gradebook) in `workspace`."""
     workspace = Path(workspace).resolve()
     config = course_config()
@@ -62,16 +62,16 @@ def workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Config:
     course.feedback_directory = "feedback"
     config.ZipCollectApp.downloaded_directory = "downloaded"
     # Parallel workers share one SQLite gradebook: wait up to a minute for its write lock.
-    config.CourseDirectory.db_url = f"sqlite:///{workspace / 'gradebook.db'}?timeout=60"
+    config.CourseDirectory.db_url = db_url or f"sqlite:///{workspace / 'gradebook.db'}?timeout=60"
     config.Exchange.root = str(workspace / "exchange")
     return config
 
 
-def write_workspace_config(workspace: Path, source: Path = SOLUTIONS) -> Path:
+def write_workspace_config(workspace: Path, source: Path = SOLUTIONS, db_url: str = None) -> Path:
     """An nbgrader_config.py in `workspace`, so plain `nbgrader` commands run there see the same setup."""
     workspace = Path(workspace).resolve()
     workspace.mkdir(parents=True, exist_ok=True)
-    overrides = workspace_config(workspace, source)
+    overrides = workspace_config(workspace, source, db_url)
     lines = [
         "# Written by `python -m grader`: the course config with this folder as the grading workspace.",
         f"load_subconfig({str(GRADER_DIR / 'nbgrader_config.py')!r})",

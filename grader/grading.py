@@ -44,18 +44,20 @@ class Grader:
 
     Kernels run under a memory and a CPU-time limit (MB and seconds; 0 = none) and each cell under
     `cell_timeout` seconds; `workers` notebooks are graded at once (default: one per core).
+    `db_url` puts the gradebook elsewhere, e.g. PostgreSQL for several graders (default: SQLite here).
     """
 
     def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, memory_mb: int = DEFAULT_MEMORY_MB,
-                 cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None):
+                 cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None,
+                 db_url: str = None):
         prepare_environment()
         self.workspace = Path(workspace).resolve()
         self.source = Path(source).resolve()
         self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout}
         self.workers = workers or os.cpu_count() or 1
         self.workspace.mkdir(parents=True, exist_ok=True)
-        write_workspace_config(self.workspace, self.source)
-        self.config = workspace_config(self.workspace, self.source)
+        write_workspace_config(self.workspace, self.source, db_url)
+        self.config = workspace_config(self.workspace, self.source, db_url)
         self.config.ResilientExecute.memory_limit_mb = memory_mb
         self.config.ResilientExecute.cpu_limit_seconds = cpu_seconds
         if cell_timeout:
@@ -253,7 +255,7 @@ class Grader:
                 results.append(_grade_one(self, student, assignment))
                 bar.update()
         else:
-            settings = (str(self.workspace), str(self.source), self.limits)
+            settings = (str(self.workspace), str(self.source), dict(self.limits, db_url=self.db_url))
             context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
             with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
                                      initargs=settings) as pool:

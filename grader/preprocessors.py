@@ -120,6 +120,11 @@ class GuardAgainstTampering(NbGraderPreprocessor):
         return nb, resources
 
 
+# Ways to patch an object without naming it in an assignment.
+_INTROSPECTION = {"__setattr__", "__delattr__", "__dict__", "__globals__", "__builtins__", "__code__",
+                  "__subclasses__", "__closure__", "__defaults__", "__kwdefaults__"}
+
+
 def _module_names(nb) -> set:
     names = set()
     for cell in nb.cells:
@@ -187,6 +192,8 @@ def find_tampering(source: str, fixed: set, modules: set, forbidden_modules: set
                 return f"line {line} calls {node.func.id}(), which answers may not use"
         if isinstance(node, ast.Name) and node.id in {"__builtins__", "builtins"}:
             return f"line {line} uses {node.id}"
+        if isinstance(node, ast.Attribute) and node.attr in _INTROSPECTION:
+            return f"line {line} reaches into {node.attr}, which answers may not use"
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             continue  # importing again what the setup cell imported is harmless

@@ -91,3 +91,26 @@ def test_notebooks_folder_holds_only_released_assignments():
     for assignment in ASSIGNMENTS:
         files = sorted(p.name for p in (NOTEBOOKS / assignment).iterdir() if p.name != ".ipynb_checkpoints")
         assert files == [f"{assignment}.ipynb"], f"stray files in notebooks/{assignment}: {files}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_setup_cell_is_first_and_locked(assignment):
+    """The tamper guard protects the names the locked setup cell binds; an unlocked one protects nothing."""
+    first = next(c for c in source_notebook(assignment).cells if c.cell_type == "code")
+    meta = nbgrader_meta(first)
+    assert meta.get("grade_id") == "setup" and meta.get("locked") and not meta.get("solution"), (
+        f"{assignment}: the first code cell must be the locked setup cell (grade_id 'setup'), got {meta}"
+    )
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_test_cells_do_not_end_in_an_expression(assignment):
+    """nbgrader reads a number left as a test cell's value as partial credit; tests must end in a statement."""
+    import ast
+    for cell in source_notebook(assignment).cells:
+        meta = nbgrader_meta(cell)
+        if meta.get("grade") and cell.cell_type == "code":
+            body = ast.parse(cell.source).body
+            if body and isinstance(body[-1], ast.Expr):
+                call = body[-1].value
+                assert isinstance(call, ast.Call), f"{assignment} {meta['grade_id']}: ends in a bare expression"

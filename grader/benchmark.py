@@ -1,0 +1,113 @@
+"""Benchmarks that print numbers (nothing here asserts a time).
+
+python -m grader.benchmark notebooks          Run All (full, with training) and one autograde per assignment
+python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: plain sequential
+                                              `nbgrader autograde` against `grade` with parallel workers
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbgrader.api import Gradebook
+
+from grader.course import SOLUTIONS, assignments, prepare_environment
+from grader.grading import Grader
+from grader.samples import fill_answers
+
+MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
+
+
+def run_all_seconds(assignment: str) -> float:
+    notebook = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    env_before = os.environ.pop("NBGRADER_EXECUTION", None)
+    start = time.perf_counter()
+    NotebookClient(notebook, timeout=1800, kernel_name="python3",
+                   resources={"metadata": {"path": str(SOLUTIONS / assignment)}}).execute()
+    if env_before is not None:
+        os.environ["NBGRADER_EXECUTION"] = env_before
+    return time.perf_counter() - start
+
+
+def write_class(root: Path, release: Path, names: list, students: int) -> Path:
+    folder = root / "class"
+    for assignment in names:
+        student_nb = nbformat.read(release / assignment / f"{assignment}.ipynb", as_version=4)
+        source_nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+        for index in range(students):
+            target = folder / f"student{index:02d}" / assignment
+            target.mkdir(parents=True)
+            nbformat.write(fill_answers(student_nb, source_nb, MIX[index % len(MIX)]), target / f"{assignment}.ipynb")
+    return folder
+
+
+def scores(db_url: str) -> dict:
+    with Gradebook(db_url) as gradebook:
+        return {(s.student.id, s.assignment.name): s.score for a in gradebook.assignments for s in a.submissions}
+
+
+def notebooks_benchmark(names):
+    print(f"{'assignment':<28}{'Run All (s)':>12}{'autograde 1 student (s)':>26}")
+    for assignment in names:
+        run_all = run_all_seconds(assignment)
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(Path(tmp) / "workspace", workers=1)
+            grader.generate(assignment)
+            folder = write_class(Path(tmp), grader.workspace / "release", [assignment], 1)
+            grader.take_tree(folder, [assignment])
+            start = time.perf_counter()
+            result = grader.autograde("student00", assignment)
+            autograde = time.perf_counter() - start
+        print(f"{assignment:<28}{run_all:>12.1f}{autograde:>26.1f}   score {result.score:g}/{result.max_score:g}", flush=True)
+
+
+def grading_benchmark(names, students: int, workers: int):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sequential = Grader(root / "sequential", workers=1)
+        for assignment in names:
+            sequential.generate(assignment)
+        folder = write_class(root, sequential.workspace / "release", names, students)
+        sequential.take_tree(folder, names)
+        env = dict(os.environ, JUPYTER_PATH=str(sequential.kernels))  # the same kernel limits for both
+        start = time.perf_counter()
+        for assignment in names:
+            subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
+                           cwd=sequential.workspace, env=env, check=True, capture_output=True)
+        plain = time.perf_counter() - start
+
+        parallel = Grader(root / "parallel", workers=workers)
+        start = time.perf_counter()
+        parallel.run(folder, names, progress=False)
+        ours = time.perf_counter() - start
+        same = scores(sequential.db_url) == scores(parallel.db_url)
+    notebooks = students * len(names)
+    print(f"{students} students x {len(names)} assignments = {notebooks} notebooks, {os.cpu_count()} cores")
+    print(f"plain sequential nbgrader autograde: {plain:7.1f} s  {students / (plain / 60):6.2f} students/min")
+    print(f"grade with {workers} workers (+feedback): {ours:7.1f} s  {students / (ours / 60):6.2f} students/min")
+    print(f"speed-up {plain / ours:.2f}x; identical scores: {same}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m grader.benchmark", description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["notebooks", "grading"], nargs="?", default="notebooks")
+    parser.add_argument("-a", "--assignment", action="append", default=[], help="only these assignments")
+    parser.add_argument("-n", "--students", type=int, default=20)
+    parser.add_argument("-w", "--workers", type=int, default=os.cpu_count())
+    args = parser.parse_args(argv)
+    prepare_environment()
+    names = args.assignment or assignments()
+    if args.what == "notebooks":
+        notebooks_benchmark(names)
+    else:
+        grading_benchmark(names, args.students, args.workers)
+
+
+if __name__ == "__main__":
+    main()
