@@ -74,8 +74,8 @@ def run_eagerly(model, X, batch_size=2048):
     return [np.concatenate(parts, axis=0) for parts in zip(*chunks)]
 
 
-def predict_indices(model, X, n_s=None, batch_size=2048):
-    """Most likely output index at each step: (m, Ty). (`n_s` is read from the model; kept for clarity.)"""
+def predict_indices(model, X, batch_size=2048):
+    """Most likely output index at each step: (m, Ty)."""
     return np.stack(run_eagerly(model, X, batch_size), axis=1).argmax(axis=-1)  # (m, Ty)
 
 

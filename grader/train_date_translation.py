@@ -133,7 +133,7 @@ def main():
           f"test exact match {test_acc:.4f} on {len(Xt)} dates, cores {os.cpu_count()}")
     if args.show_errors:
         data = load_dates()
-        got = predict_indices(model, Xt, N_S)
+        got = predict_indices(model, Xt)
         wrong = np.flatnonzero((got != Yt.argmax(-1)).any(axis=1))
         inverse = data.inv_machine_vocab
         for i in wrong[:args.show_errors]:

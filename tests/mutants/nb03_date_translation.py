@@ -221,6 +221,12 @@ def compile_model(model):
     model.compile(optimizer=Adam(learning_rate=0.005, beta_1=0.9, beta_2=0.999), loss="mse")
     return model
 ''',
+        "coursera_metrics_list": '''
+def compile_model(model):
+    model.compile(optimizer=Adam(learning_rate=0.005, beta_1=0.9, beta_2=0.999), loss="categorical_crossentropy",
+                  metrics=["accuracy"])
+    return model
+''',
         "compiles_the_global_model": '''
 def compile_model(model_to_compile):
     model.compile(optimizer=Adam(learning_rate=0.005, beta_1=0.9, beta_2=0.999), loss="categorical_crossentropy")
