@@ -23,36 +23,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-from keras import layers  # noqa: E402
 
 from attention_course import digit_strings as ds  # noqa: E402
 from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
+from grader.train_date_translation import build_model as build_date_model  # noqa: E402
 
 
 def build_model(Tx=ds.TX, Ty=ds.TY, n_a=32, n_s=64, vocab_size=ds.VOCAB_SIZE, attention_units=10):
-    """Notebook 03's model; the Ty outputs are stacked into one (m, Ty, vocab) tensor for speed."""
-    repeator = layers.RepeatVector(Tx)
-    concatenator = layers.Concatenate(axis=-1)
-    densor1 = layers.Dense(attention_units, activation="tanh")
-    densor2 = layers.Dense(1, activation="relu")
-    activator = layers.Softmax(axis=1, name="attention_weights")
-    dotor = layers.Dot(axes=1)
-    post_lstm = layers.LSTM(n_s, return_state=True)
-    output_layer = layers.Dense(vocab_size, activation="softmax")
-    as_step = layers.Reshape((1, vocab_size))
-
-    X = keras.Input(shape=(Tx, vocab_size))
-    s0 = keras.Input(shape=(n_s,), name="s0")
-    c0 = keras.Input(shape=(n_s,), name="c0")
-    a = layers.Bidirectional(layers.LSTM(n_a, return_sequences=True))(X)  # (m, Tx, 2 n_a)
-    s, c, outputs = s0, c0, []
-    for _ in range(Ty):
-        energies = densor2(densor1(concatenator([a, repeator(s)])))  # (m, Tx, 1)
-        context = dotor([activator(energies), a])  # (m, 1, 2 n_a)
-        _, s, c = post_lstm(context, initial_state=[s, c])
-        outputs.append(as_step(output_layer(s)))  # (m, 1, vocab)
-    return keras.Model([X, s0, c0], layers.Concatenate(axis=1)(outputs))  # (m, Ty, vocab)
+    """Notebook 03's model sized for the digit task; its Ty outputs stacked into one (m, Ty, vocab) tensor."""
+    return build_date_model(Tx, Ty, n_a, n_s, human_vocab_size=vocab_size, machine_vocab_size=vocab_size,
+                            attention_units=attention_units, stack_outputs=True)
 
 
 def predict_ids(model, X, n_s):
