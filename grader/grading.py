@@ -75,7 +75,8 @@ class Grader:
             "argv": [sys.executable, str(GRADER_DIR / "limited_kernel.py"), "-f", "{connection_file}"],
             "display_name": "Python 3 (grading limits)",
             "language": "python",
-            "env": {"COURSE_KERNEL_MEMORY_MB": str(self.limits["memory_mb"]),
+            "env": {"TF_CPP_MIN_LOG_LEVEL": "3",  # keep TensorFlow's start-up notices off the grader's console
+                    "COURSE_KERNEL_MEMORY_MB": str(self.limits["memory_mb"]),
                     "COURSE_KERNEL_CPU_SECONDS": str(self.limits["cpu_seconds"])},
         }, indent=1))
         return folder
