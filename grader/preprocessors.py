@@ -21,11 +21,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, List, Unicode
 
+from grader.course import nbgrader_meta
+
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
-
-
-def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -94,30 +92,47 @@ class ResilientExecute(Execute):
                     return
 
 
+# Modules an answer may not import at all.
+FORBIDDEN_MODULES = ("builtins", "importlib", "unittest", "ctypes")
+
+
 class GuardAgainstTampering(NbGraderPreprocessor):
     """Replace answer cells that patch modules, builtins or the names the tests use with a cell that explains."""
 
     protected_modules = List(
-        Unicode(), ["builtins", "importlib", "unittest", "ctypes"],
-        help="Modules an answer may not import or touch").tag(config=True)
+        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer may not import or touch").tag(config=True)
 
     def preprocess(self, nb, resources):
-        fixed = set()
+        problems = tampering_problems(nb, set(self.protected_modules))
         for cell in nb.cells:
-            meta = nbgrader_meta(cell)
-            if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
-                fixed |= _bound_names(cell.source)
-        modules = set(self.protected_modules) | _module_names(nb)
-        for cell in nb.cells:
-            if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
-                problem = find_tampering(cell.source, fixed, modules, set(self.protected_modules))
-                if problem:
-                    self.log.warning("Answer %s not run: %s", nbgrader_meta(cell).get("grade_id"), problem)
-                    cell.source = (
-                        "# The grader did not run this answer: it changes something the tests rely on.\n"
-                        f"raise RuntimeError({('Answer not graded: ' + problem)!r})"
-                    )
+            problem = problems.get(nbgrader_meta(cell).get("grade_id"))
+            if problem and nbgrader_meta(cell).get("solution"):
+                self.log.warning("Answer %s not run: %s", nbgrader_meta(cell)["grade_id"], problem)
+                cell.source = (
+                    "# The grader did not run this answer: it changes something the tests rely on.\n"
+                    f"raise RuntimeError({('Answer not graded: ' + problem)!r})"
+                )
         return nb, resources
+
+
+def tampering_problems(nb, forbidden_modules=frozenset(FORBIDDEN_MODULES)) -> dict:
+    """grade_id -> why, for every answer cell that patches what the tests use.
+
+    Protected: the names the locked setup cell binds, and every module the notebook imports.
+    """
+    fixed = set()
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+            fixed |= _bound_names(cell.source)
+    modules = set(forbidden_modules) | _module_names(nb)
+    problems = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            problem = find_tampering(cell.source, fixed, modules, set(forbidden_modules))
+            if problem:
+                problems[nbgrader_meta(cell)["grade_id"]] = problem
+    return problems
 
 
 # Ways to patch an object without naming it in an assignment.

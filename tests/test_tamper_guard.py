@@ -1,12 +1,12 @@
 """The tamper guard flags answers that patch what tests use, and never a real solution."""
 import pytest
 
-from grader.preprocessors import find_tampering
-from tests.course_files import ASSIGNMENTS, nbgrader_meta, source_notebook
+from grader.preprocessors import FORBIDDEN_MODULES, find_tampering, tampering_problems
+from tests.course_files import ASSIGNMENTS, source_notebook
 
 MODULES = {"np", "numpy", "math", "checks", "attention_course", "keras", "tf", "sys"}
 FIXED = {"np", "check_close", "check_shape", "math"}
-FORBIDDEN = {"builtins", "importlib", "unittest", "ctypes"}
+FORBIDDEN = set(FORBIDDEN_MODULES)
 
 CHEATS = {
     "np.allclose = lambda *a, **k: True": "assigns to np.allclose",
@@ -42,16 +42,4 @@ def test_honest_code_passes(code):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_no_solution_answer_is_flagged(assignment):
-    from grader.preprocessors import GuardAgainstTampering, _bound_names, _module_names
-    notebook = source_notebook(assignment)
-    fixed = set()
-    for cell in notebook.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
-            fixed |= _bound_names(cell.source)
-    forbidden = set(GuardAgainstTampering().protected_modules)
-    modules = forbidden | _module_names(notebook)
-    for cell in notebook.cells:
-        if nbgrader_meta(cell).get("solution"):
-            problem = find_tampering(cell.source, fixed, modules, forbidden)
-            assert problem is None, f"{assignment} {nbgrader_meta(cell)['grade_id']}: {problem}"
+    assert tampering_problems(source_notebook(assignment)) == {}
