@@ -16,6 +16,8 @@ from pathlib import Path
 from babel.dates import format_date
 from faker import Faker
 
+from attention_course.dates import normalise
+
 SEED = 12345
 SPLIT_SIZES = {"train": 10_000, "dev": 1_000, "test": 2_000}
 MAX_HUMAN_LENGTH = 30  # Tx of the notebook's model
@@ -59,7 +61,7 @@ def build(seed: int = SEED) -> dict:
     while len(pairs) < total:
         date = faker.date_between_dates(date_start=FIRST_DATE, date_end=LAST_DATE)
         human = human_date(date, rng.choice(FORMATS), rng)
-        normalised = human.lower().replace(",", "")
+        normalised = normalise(human)
         if normalised in seen or len(normalised) > MAX_HUMAN_LENGTH:
             continue
         seen.add(normalised)

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 from keras import layers  # noqa: E402
 
 from attention_course.date_translation import WEIGHTS_FILE, exact_match, predict_indices, save_role_weights  # noqa: E402
-from attention_course.dates import load_dates  # noqa: E402
+from attention_course.dates import load_dates, normalise  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
 
 TX, TY, N_A, N_S = 30, 10, 32, 64
@@ -40,7 +40,7 @@ def encode_pairs(pairs, human_vocab, machine_vocab, Tx=TX):
     unk, pad = human_vocab["<unk>"], human_vocab["<pad>"]
     ids = np.full((len(pairs), Tx), pad, dtype="int64")
     for row, (human, _) in enumerate(pairs):
-        text = human.lower().replace(",", "")[:Tx]
+        text = normalise(human)[:Tx]
         ids[row, :len(text)] = [human_vocab.get(ch, unk) for ch in text]
     targets = np.array([[machine_vocab[ch] for ch in iso] for _, iso in pairs])
     eye_h, eye_m = np.eye(len(human_vocab), dtype="float32"), np.eye(len(machine_vocab), dtype="float32")
