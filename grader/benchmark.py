@@ -6,7 +6,6 @@ python -m grader.benchmark grading [-n 20]    n simulated students x all assignm
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile

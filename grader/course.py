@@ -17,6 +17,18 @@ DEFAULT_MEMORY_MB = 6_000
 DEFAULT_CPU_SECONDS = 900
 
 
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata ({} for a cell nbgrader does not track)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def write_atomically(path: Path, text: str):
+    """Parallel workers rewrite the same files at start-up; never let one read a half-written file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
 class CourseError(Exception):
     """A mistake in the instructor's input; the command line prints it as one line."""
 
@@ -83,7 +95,5 @@ def write_workspace_config(workspace: Path, source: Path = SOLUTIONS, db_url: st
             if key in overrides[section]:
                 lines.append(f"c.{section}.{key} = {overrides[section][key]!r}")
     path = workspace / "nbgrader_config.py"
-    temporary = path.with_name(f".nbgrader_config.{os.getpid()}")  # workers write it concurrently
-    temporary.write_text("\n".join(lines) + "\n")
-    os.replace(temporary, path)
+    write_atomically(path, "\n".join(lines) + "\n")
     return path

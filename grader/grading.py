@@ -19,7 +19,8 @@ from nbgrader.plugins import CsvExportPlugin
 from tqdm import tqdm
 
 from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, GRADER_DIR, SOLUTIONS, CourseError,
-                           check_assignments, prepare_environment, workspace_config, write_workspace_config)
+                           check_assignments, prepare_environment, workspace_config, write_atomically,
+                           write_workspace_config)
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
@@ -71,7 +72,7 @@ class Grader:
         folder = self.workspace / "jupyter"
         spec = folder / "kernels" / "python3"
         spec.mkdir(parents=True, exist_ok=True)
-        _write_atomically(spec / "kernel.json", json.dumps({
+        write_atomically(spec / "kernel.json", json.dumps({
             "argv": [sys.executable, str(GRADER_DIR / "limited_kernel.py"), "-f", "{connection_file}"],
             "display_name": "Python 3 (grading limits)",
             "language": "python",
@@ -287,19 +288,11 @@ def _worker_grade(student: str, assignment: str) -> Result:
     return _grade_one(_worker_grader, student, assignment)
 
 
-def _write_atomically(path: Path, text: str):
-    """Workers rewrite the same files at start-up; never let one read a half-written file."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    temporary.write_text(text)
-    os.replace(temporary, path)
-
-
 def _failure_reason(text: str) -> str:
-    for reason, marker in (("not a valid notebook (unreadable JSON)", "NotJSONError"),
-                           ("not a valid notebook (unreadable JSON)", "JSONDecodeError"),
-                           ("not a valid notebook", "NotebookValidationError"),
-                           ("notebook missing", "No notebooks were matched")):
-        if marker in text:
+    for markers, reason in ((("NotJSONError", "JSONDecodeError"), "not a valid notebook (unreadable JSON)"),
+                            (("NotebookValidationError",), "not a valid notebook"),
+                            (("No notebooks were matched",), "notebook missing")):
+        if any(marker in text for marker in markers):
             return reason
     return _last_line(text)
 

@@ -1,23 +1,19 @@
 """Regenerate the student notebooks in notebooks/ from solutions/ with `nbgrader generate_assignment`."""
+import os
 import subprocess
 import sys
 
-from grader.course import REPO, GRADER_DIR, CourseError, check_assignments, prepare_environment
+from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment
 
 
 def release(names=()) -> list:
     """Run nbgrader generate_assignment for each named assignment (all when none); return them."""
     prepare_environment()
     chosen = check_assignments(names)
-    env = _environment()
+    env = dict(os.environ, JUPYTER_CONFIG_PATH=str(GRADER_DIR))  # the course config, as from the Makefile
     for assignment in chosen:
         run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"],
                              cwd=REPO, env=env, capture_output=True, text=True)
         if run.returncode != 0:
             raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{run.stderr[-3000:]}")
     return chosen
-
-
-def _environment() -> dict:
-    import os
-    return dict(os.environ, JUPYTER_CONFIG_PATH=str(GRADER_DIR))

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import nbformat
 
+from grader.course import nbgrader_meta
+
 SAMPLE_STUDENTS = {"sample_solved": 1.0, "sample_partial": 0.5, "sample_blank": 0.0}
 _MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
-
-
-def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def answers(source_notebook) -> dict:

@@ -1,14 +1,12 @@
 """The course's assignments and notebooks, for the tests."""
 import re
-from pathlib import Path
 
 import nbformat
 
-REPO = Path(__file__).resolve().parent.parent
-SOLUTIONS = REPO / "solutions"
-NOTEBOOKS = REPO / "notebooks"
+from grader.course import NOTEBOOKS, REPO, SOLUTIONS, assignments, nbgrader_meta  # noqa: F401 (re-exported)
+
 FIXTURE_SOURCE = REPO / "tests" / "fixtures" / "solutions"
-ASSIGNMENTS = sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir()) if SOLUTIONS.is_dir() else []
+ASSIGNMENTS = assignments() if SOLUTIONS.is_dir() else []
 HEADING = re.compile(r"^#{2,4}\s*Exercise\s+\d+\b.*\((\d+(?:\.\d+)?)\s+points?\)", re.M)
 
 
@@ -18,7 +16,3 @@ def source_notebook(assignment: str):
 
 def student_notebook(assignment: str):
     return nbformat.read(NOTEBOOKS / assignment / f"{assignment}.ipynb", as_version=4)
-
-
-def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})

@@ -9,7 +9,8 @@ import json
 
 import nbformat
 
-from grader.samples import fill_answers, nbgrader_meta
+from grader.course import nbgrader_meta
+from grader.samples import fill_answers
 
 ASSIGNMENT = "00_fixture"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

@@ -8,19 +8,16 @@ from a cell that raised nothing does not (see grader/preprocessors.py).
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import nbformat
 from jupyter_client import KernelManager
-from traitlets.config.loader import PyFileConfigLoader
 
-REPO = Path(__file__).resolve().parent.parent
-SOLUTIONS = REPO / "solutions"
+from grader.course import SOLUTIONS, course_config, nbgrader_meta
+
 
 
 def ignore_pattern() -> re.Pattern:
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "grader")).load_config()
-    return re.compile(config.IgnorePattern.pattern)
+    return re.compile(course_config().IgnorePattern.pattern)
 
 
 @dataclass
@@ -41,10 +38,6 @@ class ExerciseResult:
     points: float
     max_points: float
     failures: dict = field(default_factory=dict)  # grade_id -> message
-
-
-def nbgrader_meta(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
 
 
 class NotebookKernel:

@@ -1,6 +1,5 @@
 """Every solution notebook runs top to bottom, and nbgrader grades the real assignments right:
 a solved notebook gets full marks and an untouched one 0."""
-import os
 import time
 
 import nbformat

@@ -1,10 +1,8 @@
 """The committed date dataset: reproducible builder, checked loader, the vocabularies the model needs."""
 import importlib.util
-from pathlib import Path
 
 from attention_course.dates import PAD, UNK, load_dates, normalise
-
-REPO = Path(__file__).resolve().parent.parent
+from grader.course import REPO
 
 
 def test_splits_have_the_documented_sizes_and_do_not_overlap():

@@ -1,8 +1,8 @@
 """The pip pins, the conda environment and the course's required versions agree."""
 import re
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from grader.course import REPO
+
 PIN = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9_.\-]+)==([^\s#]+)")
 
 

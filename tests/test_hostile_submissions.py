@@ -6,6 +6,7 @@ import nbformat
 import pytest
 
 from grader.grading import Grader
+from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, EXPECTED, NOTEBOOK, write_all
 
@@ -71,7 +72,6 @@ def test_feedback_shows_hidden_test_results_but_not_their_code(graded):
 def test_cpu_time_limit_stops_the_kernel_and_grading_goes_on(tmp_path):
     grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, cpu_seconds=3, cell_timeout=60, workers=1)
     grader.generate(ASSIGNMENT)
-    from grader.samples import fill_answers
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     notebook = fill_answers(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4))
     for cell in notebook.cells:

@@ -10,6 +10,7 @@ import pkgutil
 import pytest
 
 from tests import mutants
+from tests.course_files import nbgrader_meta, source_notebook
 from tests.notebook_kernel import NotebookKernel
 
 MODULES = [importlib.import_module(f"tests.mutants.{m.name}") for m in pkgutil.iter_modules(mutants.__path__)]
@@ -57,11 +58,8 @@ def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name,
 
 def test_every_exercise_has_enough_mutants():
     """At least 3 wrong answers and 1 correct variant for every graded exercise of each notebook."""
-    import nbformat
-
-    from tests.notebook_kernel import SOLUTIONS, nbgrader_meta
     for module in MODULES:
-        notebook = nbformat.read(SOLUTIONS / module.ASSIGNMENT / f"{module.ASSIGNMENT}.ipynb", as_version=4)
+        notebook = source_notebook(module.ASSIGNMENT)
         exercises = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]
         for exercise in exercises:
             assert len(module.WRONG.get(exercise, {})) >= 3, f"{module.ASSIGNMENT}: {exercise} has fewer than 3 wrong answers"

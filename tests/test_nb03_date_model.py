@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.notebook_kernel import REPO
+from grader.course import REPO
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, str(REPO / "grader"))

@@ -12,7 +12,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from tests.notebook_kernel import SOLUTIONS, nbgrader_meta
+from grader.course import SOLUTIONS, nbgrader_meta
 
 ASSIGNMENT = "04_self_attention"
 ANSWERS = ("project_qkv", "scaled_dot_product_attention", "self_attention", "multi_head_attention")

@@ -5,7 +5,6 @@ loopback port when the server binaries are installed (Debian: apt-get install po
 """
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -13,15 +12,10 @@ from pathlib import Path
 import pytest
 
 from grader.grading import Grader
+from tests.browser.lab import free_port
 from tests.course_files import FIXTURE_SOURCE
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.course import write_workspace_config
-from grader.samples import answers, nbgrader_meta
-from tests.browser.lab import (REPO, click_validate, close_dialog, open_notebook, run_all_and_wait,
+from grader.course import NOTEBOOKS, REPO, SOLUTIONS, nbgrader_meta, write_workspace_config
+from grader.samples import answers
+from tests.browser.lab import (click_validate, close_dialog, open_notebook, run_all_and_wait,
                                save, set_cell_source)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SOLUTIONS = REPO / "solutions"
-NOTEBOOKS = REPO / "notebooks"
 # 04 is NumPy with a little Keras. Of the Keras notebooks whose Run All trains, 01 is the fastest
 # (its Run All took ~55 s in the browser on 2 busy cores, 03's ~105 s); BROWSER_KERAS_NOTEBOOK=03_date_translation
 # runs the student path on 03 instead.
