@@ -28,6 +28,8 @@ warnings.filterwarnings("ignore", module="nbgrader.api")
 
 TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
 ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
+# SQLite errors a concurrent writer can cause; the autograde is simply run again.
+GRADEBOOK_RACES = ("database is locked", "UNIQUE constraint failed")
 
 
 @dataclass
@@ -169,14 +171,14 @@ class Grader:
         return pairs
 
     def autograde(self, student: str, assignment: str, attempts: int = 5) -> Result:
-        """nbgrader autograde for one submission, under the kernel limits; retried if the gradebook is locked."""
+        """nbgrader autograde for one submission, under the kernel limits; retried on a gradebook race."""
         previous = os.environ.get("JUPYTER_PATH")
         os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(self.kernels), previous]))
         try:
             for attempt in range(attempts):
                 outcome = self.api.autograde(assignment, student, force=True, create=True)
                 text = f"{outcome.get('error') or ''}{outcome.get('log') or ''}"
-                if outcome["success"] or "database is locked" not in text:
+                if outcome["success"] or not any(race in text for race in GRADEBOOK_RACES):
                     break
                 time.sleep(1 + attempt)
         finally:
@@ -190,6 +192,13 @@ class Grader:
         if not outcome["success"]:
             result.error = _failure_reason(text)
         return result
+
+    def register_students(self, students):
+        """Add every student to the gradebook before the workers start: two workers grading one student's
+        assignments would otherwise both insert the student row, and the second fails on its UNIQUE id."""
+        with Gradebook(self.db_url) as gradebook:
+            for student in sorted(set(students)):
+                gradebook.update_or_create_student(student)
 
     def _record_ungradable(self, student: str, assignment: str):
         """A submission nbgrader could not run still gets a row (score 0) in the gradebook and grades.csv."""
@@ -252,6 +261,7 @@ class Grader:
         """Autograde and write feedback for each (student, assignment), `workers` at a time."""
         bar = tqdm(total=len(pairs), desc="Grading", unit="notebook", disable=not progress)
         results = []
+        self.register_students(student for student, _ in pairs)
         if self.workers <= 1 or len(pairs) <= 1:
             for student, assignment in pairs:
                 results.append(_grade_one(self, student, assignment))

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
 from grader.course import CourseError
-from grader.grading import Grader, summary_table
+from grader import grading
+from grader.grading import Grader, Result, summary_table
 from grader.samples import fill_answers
 from tests.course_files import ASSIGNMENTS, FIXTURE_SOURCE, REPO
 
@@ -54,6 +56,22 @@ def test_samples_score_full_partial_and_zero_and_write_grades_and_feedback(grade
 def test_grading_again_gives_the_same_result(grader):
     first = scores(grader.run(progress=False))
     assert scores(grader.run(progress=False)) == first
+
+
+def test_every_student_is_in_the_gradebook_before_the_first_autograde(grader, monkeypatch):
+    """Parallel workers grading one student's assignments must not both insert the student (UNIQUE id race)."""
+    grader.generate(FIXTURE)
+    seen = []
+
+    def record(grader_, student, assignment):
+        with Gradebook(grader_.db_url) as gradebook:
+            seen.append(sorted(s.id for s in gradebook.students))
+        return Result(student, assignment)
+
+    monkeypatch.setattr(grading, "_grade_one", record)
+    grader.workers = 1  # the recorder cannot reach spawned workers; registration happens before either path
+    grader.grade_pairs([("carol", FIXTURE), ("alice", FIXTURE), ("bob", FIXTURE)], progress=False)
+    assert seen[0] == ["alice", "bob", "carol"]
 
 
 def make_student_tree(tmp_path, grader) -> Path:
