@@ -78,12 +78,20 @@ class JupyterLab:
         separator = "&" if "?" in path else "?"
         return f"{self.base}/{path.lstrip('/')}{separator}token={self.token}"
 
-    def api(self, path: str, method: str = "GET"):
+    def api(self, path: str, method: str = "GET", attempts: int = 5):
+        """Call the REST API. A GET that meets a server error is asked again: jupyter_server answers
+        500 to GET /api/kernels while a kernel is half started (its last_activity not yet set)."""
         request = urllib.request.Request(f"{self.base}/api/{path}", method=method,
                                          headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-        return json.loads(body) if body else None
+        for attempt in range(attempts):
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    body = response.read()
+                return json.loads(body) if body else None
+            except urllib.error.HTTPError as error:
+                if method != "GET" or error.code < 500 or attempt == attempts - 1:
+                    raise
+                time.sleep(0.5)
 
     def log_tail(self, chars: int = 3000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
