@@ -30,6 +30,8 @@ TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
 ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
 # SQLite errors a concurrent writer can cause; the autograde is simply run again.
 GRADEBOOK_RACES = ("database is locked", "UNIQUE constraint failed")
+# Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
 
 @dataclass
@@ -46,18 +48,22 @@ class Grader:
     """One grading workspace: its own release copy, submitted/, autograded/, feedback/ and gradebook.
 
     Kernels run under a memory and a CPU-time limit (MB and seconds; 0 = none) and each cell under
-    `cell_timeout` seconds; `workers` notebooks are graded at once (default: one per core).
+    `cell_timeout` seconds; `workers` notebooks are graded at once (default: one per core), each kernel
+    with `kernel_threads` threads for NumPy and TensorFlow (default: cores // workers).
     `db_url` puts the gradebook elsewhere, e.g. PostgreSQL for several graders (default: SQLite here).
     """
 
     def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, memory_mb: int = DEFAULT_MEMORY_MB,
                  cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None,
-                 db_url: str = None):
+                 db_url: str = None, kernel_threads: int = None):
         prepare_environment()
         self.workspace = Path(workspace).resolve()
         self.source = Path(source).resolve()
-        self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout}
         self.workers = workers or os.cpu_count() or 1
+        # Kernels graded side by side share the cores instead of each starting one thread per core.
+        kernel_threads = kernel_threads or max(1, (os.cpu_count() or 1) // self.workers)
+        self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout,
+                       "kernel_threads": kernel_threads}
         self.workspace.mkdir(parents=True, exist_ok=True)
         write_workspace_config(self.workspace, self.source, db_url)
         self.config = workspace_config(self.workspace, self.source, db_url)
@@ -80,7 +86,8 @@ class Grader:
             "language": "python",
             "env": {"TF_CPP_MIN_LOG_LEVEL": "3",  # keep TensorFlow's start-up notices off the grader's console
                     "COURSE_KERNEL_MEMORY_MB": str(self.limits["memory_mb"]),
-                    "COURSE_KERNEL_CPU_SECONDS": str(self.limits["cpu_seconds"])},
+                    "COURSE_KERNEL_CPU_SECONDS": str(self.limits["cpu_seconds"]),
+                    **{name: str(self.limits["kernel_threads"]) for name in THREAD_VARIABLES}},
         }, indent=1))
         return folder
 
