@@ -2,7 +2,8 @@
 
 python -m grader.benchmark notebooks          Run All (full, with training) and one autograde per assignment
 python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: plain sequential
-                                              `nbgrader autograde` against `grade` with parallel workers
+                                              `nbgrader autograde` against `grade` with parallel workers,
+                                              without feedback (the same work) and with it
 """
 import argparse
 import os
@@ -81,16 +82,22 @@ def grading_benchmark(names, students: int, workers: int):
                            cwd=sequential.workspace, env=env, check=True, capture_output=True)
         plain = time.perf_counter() - start
 
-        parallel = Grader(root / "parallel", workers=workers)
-        start = time.perf_counter()
-        parallel.run(folder, names, progress=False)
-        ours = time.perf_counter() - start
-        same = scores(sequential.db_url) == scores(parallel.db_url)
+        timings = {}
+        for feedback in (False, True):  # first the same work as the baseline, then the whole `grade`
+            parallel = Grader(root / f"parallel-feedback-{feedback}", workers=workers)
+            start = time.perf_counter()
+            parallel.run(folder, names, progress=False, feedback=feedback)
+            timings[feedback] = time.perf_counter() - start
+            same = scores(sequential.db_url) == scores(parallel.db_url)
+            print(f"identical scores ({'with' if feedback else 'without'} feedback): {same}", flush=True)
     notebooks = students * len(names)
     print(f"{students} students x {len(names)} assignments = {notebooks} notebooks, {os.cpu_count()} cores")
-    print(f"plain sequential nbgrader autograde: {plain:7.1f} s  {students / (plain / 60):6.2f} students/min")
-    print(f"grade with {workers} workers (+feedback): {ours:7.1f} s  {students / (ours / 60):6.2f} students/min")
-    print(f"speed-up {plain / ours:.2f}x; identical scores: {same}")
+    rows = (("plain sequential nbgrader autograde", plain),
+            (f"grade, {workers} workers, autograde only", timings[False]),
+            (f"grade, {workers} workers, + HTML feedback", timings[True]))
+    for label, seconds in rows:
+        print(f"{label:<40}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
+              f"  {plain / seconds:5.2f}x")
 
 
 def main(argv=None):

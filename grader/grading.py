@@ -243,7 +243,7 @@ class Grader:
         return self.workspace / "feedback" / student / assignment / f"{assignment}.html"
 
     # -- the whole run -----------------------------------------------------------------------
-    def run(self, submissions: Path = None, assignments=(), progress: bool = True) -> list:
+    def run(self, submissions: Path = None, assignments=(), progress: bool = True, feedback: bool = True) -> list:
         chosen = check_assignments(assignments, self.source)
         for assignment in chosen:
             self.generate(assignment)
@@ -260,25 +260,25 @@ class Grader:
             if not any(folder.iterdir()):
                 raise CourseError(f"Submissions folder {folder} is empty: expected {TREE_LAYOUT} or {ZIP_LAYOUT}")
             pairs = self.take_zips(folder, chosen) if any(folder.glob("*.zip")) else self.take_tree(folder, chosen)
-        results = self.grade_pairs(pairs, progress)
+        results = self.grade_pairs(pairs, progress, feedback)
         self.export(self.workspace / "grades.csv")
         return results
 
-    def grade_pairs(self, pairs: list, progress: bool = True) -> list:
-        """Autograde and write feedback for each (student, assignment), `workers` at a time."""
+    def grade_pairs(self, pairs: list, progress: bool = True, feedback: bool = True) -> list:
+        """Autograde (and write feedback for) each (student, assignment), `workers` at a time."""
         bar = tqdm(total=len(pairs), desc="Grading", unit="notebook", disable=not progress)
         results = []
         self.register_students(student for student, _ in pairs)
         if self.workers <= 1 or len(pairs) <= 1:
             for student, assignment in pairs:
-                results.append(_grade_one(self, student, assignment))
+                results.append(_grade_one(self, student, assignment, feedback))
                 bar.update()
         else:
             settings = (str(self.workspace), str(self.source), dict(self.limits, db_url=self.db_url))
             context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
             with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
                                      initargs=settings) as pool:
-                futures = [pool.submit(_worker_grade, student, assignment) for student, assignment in pairs]
+                futures = [pool.submit(_worker_grade, student, assignment, feedback) for student, assignment in pairs]
                 for future in as_completed(futures):
                     results.append(future.result())
                     bar.update()
@@ -286,9 +286,9 @@ class Grader:
         return results
 
 
-def _grade_one(grader: "Grader", student: str, assignment: str) -> Result:
+def _grade_one(grader: "Grader", student: str, assignment: str, feedback: bool) -> Result:
     result = grader.autograde(student, assignment)
-    if not result.error:
+    if feedback and not result.error:
         grader.feedback(student, assignment)
     return result
 
@@ -301,8 +301,8 @@ def _start_worker(workspace: str, source: str, limits: dict):
     _worker_grader = Grader(Path(workspace), Path(source), workers=1, **limits)
 
 
-def _worker_grade(student: str, assignment: str) -> Result:
-    return _grade_one(_worker_grader, student, assignment)
+def _worker_grade(student: str, assignment: str, feedback: bool) -> Result:
+    return _grade_one(_worker_grader, student, assignment, feedback)
 
 
 def _failure_reason(text: str) -> str:

@@ -54,6 +54,12 @@ def test_samples_score_full_partial_and_zero_and_write_grades_and_feedback(grade
     assert "sample_partial  00_fixture  2 / 5" in table and "test_mean_of_hidden" in table
 
 
+def test_grading_without_feedback_gives_the_scores_and_no_html(grader):
+    results = grader.run(progress=False, feedback=False)
+    assert scores(results)[("sample_partial", FIXTURE)] == (ADD_ONLY, FULL)
+    assert not any(grader.feedback_path(r.student, FIXTURE).exists() for r in results)
+
+
 def test_grading_again_gives_the_same_result(grader):
     first = scores(grader.run(progress=False))
     assert scores(grader.run(progress=False)) == first
@@ -64,7 +70,7 @@ def test_every_student_is_in_the_gradebook_before_the_first_autograde(grader, mo
     grader.generate(FIXTURE)
     seen = []
 
-    def record(grader_, student, assignment):
+    def record(grader_, student, assignment, feedback):
         with Gradebook(grader_.db_url) as gradebook:
             seen.append(sorted(s.id for s in gradebook.students))
         return Result(student, assignment)
