@@ -7,6 +7,7 @@ whatever its layer names or the order its layers were created in.
 import numpy as np
 
 from attention_course.datafiles import verified_path
+from attention_course.kernel_side import beside_the_model
 
 WEIGHTS_FILE = "date_translation/date_model_weights.npz"
 ROLES = ("encoder", "attention_dense_tanh", "attention_dense_energy", "post_attention_lstm", "output")
@@ -84,6 +85,7 @@ def exact_match(model, X, Y, batch_size=2048):
     return float((predict_indices(model, X, batch_size=batch_size) == Y.argmax(-1)).all(axis=1).mean())
 
 
+@beside_the_model
 def attention_maps(model, X, layer_name="attention_weights"):
     """The attention weights the model itself computes for inputs X: (m, Ty, Tx).
 

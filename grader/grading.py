@@ -1,5 +1,4 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export."""
-import json
 import multiprocessing
 import os
 import shutil
@@ -18,9 +17,9 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.plugins import CsvExportPlugin
 from tqdm import tqdm
 
-from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, GRADER_DIR, SOLUTIONS, CourseError,
-                           check_assignments, prepare_environment, workspace_config, write_atomically,
-                           write_workspace_config)
+from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, SOLUTIONS, CourseError, check_assignments,
+                           prepare_environment, workspace_config, write_workspace_config)
+from grader.sandbox import sandbox_problem
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
@@ -28,8 +27,6 @@ warnings.filterwarnings("ignore", module="nbgrader.api")
 
 TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
 ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
-# Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
 
 @dataclass
@@ -53,41 +50,31 @@ class Grader:
 
     def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, memory_mb: int = DEFAULT_MEMORY_MB,
                  cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None,
-                 db_url: str = None, kernel_threads: int = None):
+                 db_url: str = None, kernel_threads: int = None, sandbox: bool = True):
         prepare_environment()
+        if sandbox:
+            problem = sandbox_problem()
+            if problem:
+                raise CourseError(f"cannot grade safely: {problem}. To grade without a sandbox anyway "
+                                  "(student code could then change grades), pass --unsafe-no-sandbox")
         self.workspace = Path(workspace).resolve()
         self.source = Path(source).resolve()
         self.workers = workers or os.cpu_count() or 1
         # Kernels graded side by side share the cores instead of each starting one thread per core.
         kernel_threads = kernel_threads or max(1, (os.cpu_count() or 1) // self.workers)
         self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout,
-                       "kernel_threads": kernel_threads}
+                       "kernel_threads": kernel_threads, "sandbox": sandbox}
         self.workspace.mkdir(parents=True, exist_ok=True)
         write_workspace_config(self.workspace, self.source, db_url)
         self.config = workspace_config(self.workspace, self.source, db_url)
-        self.config.ResilientExecute.memory_limit_mb = memory_mb
-        self.config.ResilientExecute.cpu_limit_seconds = cpu_seconds
+        execute = self.config.SandboxedExecute
+        execute.memory_limit_mb, execute.cpu_limit_seconds = memory_mb, cpu_seconds
+        execute.kernel_threads, execute.sandbox = kernel_threads, sandbox
+        execute.kernel_log_dir = str(self.workspace / "logs")
         if cell_timeout:
             self.config.Execute.timeout = cell_timeout
-        self.kernels = self._write_kernelspec()
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=self.config), config=self.config)
         self.db_url = self.config.CourseDirectory.db_url
-
-    def _write_kernelspec(self) -> Path:
-        """A `python3` kernelspec that starts the kernel under the limits; put first on JUPYTER_PATH."""
-        folder = self.workspace / "jupyter"
-        spec = folder / "kernels" / "python3"
-        spec.mkdir(parents=True, exist_ok=True)
-        write_atomically(spec / "kernel.json", json.dumps({
-            "argv": [sys.executable, str(GRADER_DIR / "limited_kernel.py"), "-f", "{connection_file}"],
-            "display_name": "Python 3 (grading limits)",
-            "language": "python",
-            "env": {"TF_CPP_MIN_LOG_LEVEL": "3",  # keep TensorFlow's start-up notices off the grader's console
-                    "COURSE_KERNEL_MEMORY_MB": str(self.limits["memory_mb"]),
-                    "COURSE_KERNEL_CPU_SECONDS": str(self.limits["cpu_seconds"]),
-                    **{name: str(self.limits["kernel_threads"]) for name in THREAD_VARIABLES}},
-        }, indent=1))
-        return folder
 
     # -- steps -------------------------------------------------------------------------------
     def generate(self, assignment: str):
@@ -176,21 +163,13 @@ class Grader:
         return pairs
 
     def autograde(self, student: str, assignment: str, attempts: int = 5) -> Result:
-        """nbgrader autograde for one submission, under the kernel limits; retried if the gradebook is locked."""
-        previous = os.environ.get("JUPYTER_PATH")
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(self.kernels), previous]))
-        try:
-            for attempt in range(attempts):
-                outcome = self.api.autograde(assignment, student, force=True, create=True)
-                text = f"{outcome.get('error') or ''}{outcome.get('log') or ''}"
-                if outcome["success"] or "database is locked" not in text:
-                    break
-                time.sleep(1 + attempt)
-        finally:
-            if previous is None:
-                os.environ.pop("JUPYTER_PATH", None)
-            else:
-                os.environ["JUPYTER_PATH"] = previous
+        """nbgrader autograde for one submission, sandboxed and limited; retried if the gradebook is locked."""
+        for attempt in range(attempts):
+            outcome = self.api.autograde(assignment, student, force=True, create=True)
+            text = f"{outcome.get('error') or ''}{outcome.get('log') or ''}"
+            if outcome["success"] or "database is locked" not in text:
+                break
+            time.sleep(1 + attempt)
         if not outcome["success"]:
             self._record_ungradable(student, assignment)
         result = self.read_result(student, assignment)

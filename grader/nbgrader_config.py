@@ -1,21 +1,19 @@
 # nbgrader configuration for the course. Instructor commands run from the repo root with this
 # folder on the Jupyter config path: `python -m grader ...` and the Makefile set
 # JUPYTER_CONFIG_PATH=grader for you (nbgrader has no --config option).
+# Loading it changes nothing on disk and imports only the course's installed `grader` package.
 import os
-import sys
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades,
+                                    IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+
+from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
+                                  RestoreCellFlags, SandboxedExecute)
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-state = os.path.join(repo, "_grading")  # git-ignored: submissions, feedback, gradebook (hidden tests!)
-sys.path.insert(0, repo)  # for grader.preprocessors below
-os.makedirs(state, exist_ok=True)  # nbgrader cannot create the SQLite file in a missing folder
-
-from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize,  # noqa: E402
-                                  PassingTestsKeepStderr, ResilientExecute, RestoreCellFlags)
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,  # noqa: E402
-                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput,
-                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
+state = os.path.join(repo, "_grading")  # git-ignored but for .gitkeep: submissions, feedback, gradebook (hidden tests!)
 
 c.CourseDirectory.course_id = "attention"
 c.CourseDirectory.root = repo
@@ -45,7 +43,7 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 # nbgrader's pipelines plus what a real class needs (see grader/preprocessors.py).
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCellFlags, OverwriteCells,
                                       CheckCellMetadata, GuardAgainstTampering]
-c.Autograde.autograde_preprocessors = [ResilientExecute, IgnorePattern, PassingTestsKeepStderr,
+c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, PassingTestsKeepStderr,
                                        ClearMetadataPreprocessor, LimitOutput, LimitOutputSize, SaveAutoGrades,
                                        AssignLatePenalties, CheckCellMetadata]
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

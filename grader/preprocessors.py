@@ -1,9 +1,10 @@
 """What nbgrader lacks for grading a real class, as nbgrader preprocessors (wired in grader/nbgrader_config.py).
 
-- ResilientExecute: a kernel that dies (os._exit, CPU-time limit, killed) fails the cell it was running,
-  with a comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
-- GuardAgainstTampering: an answer cell that patches what the tests rely on (library functions,
-  builtins, the course's check helpers) is not run; its exercise scores 0 and the feedback says why.
+- SandboxedExecute: the student's cells run in a sandboxed, limited kernel (grader/sandbox.py); test
+  cells run in the grader (grader/verdicts.py); a kernel that dies fails the cell it was running, is
+  restarted, the earlier cells replayed, and grading goes on.
+- GuardAgainstTampering: after an answer cell that patches what the tests rely on (library functions,
+  builtins, the course's check helpers), a note in the feedback names the line; it changes no score.
 - PassingTestsKeepStderr: stderr printed by a test cell that raised nothing is kept as text but no
   longer fails the cell (nbgrader's default fails it, which punishes correct answers that log).
 - HideHiddenTests: feedback shows hidden tests' results and messages, never their code.
@@ -12,16 +13,25 @@
 """
 import ast
 import copy
+import os
 import re
 import signal
 
+import nbformat
+
+from jupyter_client.blocking import BlockingKernelClient
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer, List, Unicode
+from traitlets import Bool, Integer, List, Unicode
 
 from grader.course import nbgrader_meta
+from grader.sandbox import GradingKernelManager
+from grader.verdicts import KernelBridge, TrustedTests, install_agent_code
+
+SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
 
@@ -30,16 +40,45 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
-class ResilientExecute(Execute):
-    """nbgrader's Execute, but a dead kernel costs only the cell that killed it."""
+class SandboxedExecute(Execute):
+    """nbgrader's Execute, with the student's code in a sandboxed kernel and the tests in the grader.
+
+    - Answer, setup and other cells run in the student's kernel (grader.sandbox.GradingKernelManager:
+      bubblewrap, memory and CPU-time limits).
+    - Test cells run here, from the gradebook's copy of their source (grader.verdicts): what they
+      raise is the verdict, and their outputs (what nbgrader scores) are written here.
+    - A kernel that dies (os._exit, CPU-time limit, killed) fails the cell it was running, with a
+      comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
+    """
 
     max_kernel_deaths = Integer(3, help="Restarts allowed per notebook before the rest is marked not run").tag(config=True)
-    memory_limit_mb = Integer(0, help="Shown in MemoryError feedback (the limit itself is set by the kernelspec)").tag(config=True)
-    cpu_limit_seconds = Integer(0, help="Shown in feedback when the CPU-time limit stops the kernel").tag(config=True)
+    memory_limit_mb = Integer(0, help="Address-space limit of each grading kernel in MB (0 = none)").tag(config=True)
+    cpu_limit_seconds = Integer(0, help="CPU-time limit of each grading kernel in seconds (0 = none)").tag(config=True)
+    kernel_threads = Integer(0, help="Threads for NumPy and TensorFlow in each kernel (0 = their default)").tag(config=True)
+    sandbox = Bool(True, help="Run grading kernels in a bubblewrap sandbox (False only with grade --unsafe-no-sandbox)").tag(config=True)
+    kernel_log_dir = Unicode("", help="Folder for each grading kernel's own log (default: discarded)").tag(config=True)
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("kernel_manager_class", GradingKernelManager)
+        super().__init__(**kwargs)
 
     def preprocess(self, nb, resources=None, km=None):
         self._deaths = 0
+        self._tests = None
+        self._resources = resources
+        self._trusted = trusted_sources(resources)
         return super().preprocess(nb, resources, km)
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.sandbox, km.memory_mb, km.cpu_seconds = self.sandbox, self.memory_limit_mb, self.cpu_limit_seconds
+        km.threads = self.kernel_threads
+        if self.kernel_log_dir:
+            info = (self._resources or {}).get("nbgrader", {})
+            km.log_path = os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-"
+                                                             f"{info.get('notebook', 'notebook')}.log")
+        self._tests = None
+        return km
 
     def preprocess_cell(self, cell, resources, index):
         if self._deaths >= self.max_kernel_deaths:
@@ -47,7 +86,12 @@ class ResilientExecute(Execute):
                 cell.outputs = [error_output("NotRun", f"not run: the kernel died {self._deaths} times in this notebook")]
             return cell, resources
         try:
-            cell, resources = super().preprocess_cell(cell, resources, index)
+            if self._is_trusted_test(cell):
+                cell.outputs = self._trusted_tests().run(self._trusted["tests"][nbgrader_meta(cell)["grade_id"]],
+                                                         f"<test cell {nbgrader_meta(cell)['grade_id']}>", self.timeout)
+                cell.execution_count = None
+            else:
+                cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             self._deaths += 1
             cell.outputs.append(error_output("KernelDied", self._death_reason()))
@@ -61,12 +105,30 @@ class ResilientExecute(Execute):
                                      "this cell asked for more)").strip()
         return cell, resources
 
+    def _is_trusted_test(self, cell) -> bool:
+        meta = nbgrader_meta(cell)
+        return (cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+                and meta.get("grade_id") in self._trusted["tests"])
+
+    def _trusted_tests(self) -> TrustedTests:
+        if self._tests is None:
+            client = BlockingKernelClient()
+            client.load_connection_info(self.km.get_connection_info())
+            client.start_channels()
+            bridge = KernelBridge(client, is_alive=lambda: run_sync(self.km.is_alive)(),
+                                  interrupt=lambda: run_sync(self.km.interrupt_kernel)(), output=lambda text: None)
+            bridge.run_code(install_agent_code(), timeout=60)
+            self._tests = TrustedTests(bridge, self._trusted["setup"])
+        return self._tests
+
     def _death_reason(self) -> str:
         code = None
         provisioner = getattr(self.km, "provisioner", None)
         process = getattr(provisioner, "process", None)
         if process is not None:
             code = process.poll()
+        if code is not None and code > 128:  # bwrap passes on a signal death as 128 + the signal number
+            code = 128 - code
         if code in (-signal.SIGXCPU, -signal.SIGKILL) and self.cpu_limit_seconds:
             return (f"the kernel stopped while running this cell: it used up the grader's CPU-time limit of "
                     f"{self.cpu_limit_seconds} s (exit signal {-code}), or ran out of memory")
@@ -92,26 +154,50 @@ class ResilientExecute(Execute):
                     return
 
 
+def trusted_sources(resources) -> dict:
+    """The gradebook's copy of the setup cell and of every test cell (never the submission's)."""
+    info = (resources or {}).get("nbgrader", {})
+    found = {"setup": [], "tests": {}}
+    if not info.get("db_url"):
+        return found
+    with Gradebook(info["db_url"]) as gradebook:
+        notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+        solutions = {cell.name for cell in notebook.solution_cells}
+        sources = {cell.name: cell for cell in notebook.source_cells}
+        for cell in notebook.grade_cells:
+            if cell.cell_type == "code" and cell.name not in solutions and cell.name in sources:
+                found["tests"][cell.name] = sources[cell.name].source
+        if SETUP_CELL in sources and sources[SETUP_CELL].locked:
+            found["setup"].append(sources[SETUP_CELL].source)
+    return found
+
+
 # Modules an answer may not import at all.
 FORBIDDEN_MODULES = ("builtins", "importlib", "unittest", "ctypes")
 
 
 class GuardAgainstTampering(NbGraderPreprocessor):
-    """Replace answer cells that patch modules, builtins or the names the tests use with a cell that explains."""
+    """Feedback, not a barrier: after an answer cell that patches what tests use, a note says what was seen.
+
+    The answer still runs and is graded as it is: the tests run in the grader, out of the student's
+    reach (SandboxedExecute), so a patch changes nothing but the student's own kernel.
+    """
 
     protected_modules = List(
-        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer may not import or touch").tag(config=True)
+        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer should not import or touch").tag(config=True)
 
     def preprocess(self, nb, resources):
         problems = tampering_problems(nb, set(self.protected_modules))
+        cells = []
         for cell in nb.cells:
+            cells.append(cell)
             problem = problems.get(nbgrader_meta(cell).get("grade_id"))
             if problem and nbgrader_meta(cell).get("solution"):
-                self.log.warning("Answer %s not run: %s", nbgrader_meta(cell)["grade_id"], problem)
-                cell.source = (
-                    "# The grader did not run this answer: it changes something the tests rely on.\n"
-                    f"raise RuntimeError({('Answer not graded: ' + problem)!r})"
-                )
+                self.log.warning("Answer %s: %s", nbgrader_meta(cell)["grade_id"], problem)
+                cells.append(nbformat.v4.new_markdown_cell(
+                    f"**Grader's note on the answer above:** {problem}. Tests run in the grader, outside your "
+                    "kernel, so this changed nothing but your own kernel; your answer was graded as written."))
+        nb.cells = cells
         return nb, resources
 
 

@@ -1,0 +1,150 @@
+"""The grader's agent inside the student's (sandboxed) kernel: it answers the trusted grader's requests.
+
+Its source is sent into the kernel with grader/wire.py when grading starts. Each request asks for
+one thing the tests need (call a graded function, read an attribute of a model it built, ...); the
+answer goes back as plain data (grader/wire.py), or as a reference to an object the agent keeps.
+Nothing here decides a verdict: a student who changes this agent only changes their own answers.
+"""
+import builtins
+import importlib
+import operator
+import sys
+import traceback
+
+import numpy as np
+from IPython.display import display
+
+_objects = {}
+_MISSING = "<missing>"
+CALLBACK_PROMPT = "attention-course-callback:"
+
+
+def _describe(value) -> dict:
+    _objects[id(value)] = value
+    mro = [[c.__module__, c.__qualname__] for c in type(value).__mro__][:30]
+    return {"ref": id(value), "mro": mro, "is_type": isinstance(value, type)}
+
+
+def _is_tensor(value) -> bool:
+    kind = type(value)
+    return (kind.__module__.startswith("tensorflow") and "Variable" not in kind.__name__
+            and callable(getattr(value, "numpy", None)))
+
+
+def _other(value):
+    if _is_tensor(value):
+        return pack(np.asarray(value), _other)
+    return _describe(value)
+
+
+def _callback(number):
+    def call_back(*args, **kwargs):
+        request = dumps({"callback": number, "args": pack(list(args), _other), "kwargs": pack(kwargs, _other)})
+        reply = loads(builtins.input(CALLBACK_PROMPT + request), 1 << 28)
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return unpack(reply["value"], _resolve)
+    return call_back
+
+
+def _resolve(tree):
+    if "ref" in tree:
+        return _objects[tree["ref"]]
+    if "callback" in tree:
+        return _callback(tree["callback"])
+    if "keras" in tree:
+        import keras
+        made = keras.saving.deserialize_keras_object(tree["keras"])
+        weights = unpack(tree["weights"], _resolve)
+        if weights:
+            made.set_weights(weights)
+        return made
+    if "helper" in tree:
+        module, name = tree["helper"]
+        if module.split(".")[0] != "attention_course":
+            raise ValueError(f"not a course helper: {module}.{name}")
+        return getattr(importlib.import_module(module), name)
+    raise ValueError(f"unknown value in a request: {sorted(tree)}")
+
+
+def _main():
+    return sys.modules["__main__"].__dict__
+
+
+def _global(name):
+    namespace = _main()
+    if name not in namespace:
+        raise NameError(f"name {name!r} is not defined")
+    return namespace[name]
+
+
+def _set_globals(values: dict):
+    namespace = _main()
+    before = {name: namespace.get(name, _MISSING) for name in values}
+    namespace.update(values)
+    return before
+
+
+def _restore_globals(before: dict):
+    namespace = _main()
+    for name, value in before.items():
+        if isinstance(value, str) and value == _MISSING:
+            namespace.pop(name, None)
+        else:
+            namespace[name] = value
+
+
+def _array(value, dtype=None):
+    array = np.asarray(value, dtype=dtype)
+    if array.dtype.kind not in PLAIN_KINDS:
+        raise TypeError(f"cannot be read as numbers: array of dtype {array.dtype}")
+    return array
+
+
+OPERATIONS = {
+    "global": _global,
+    "getattr": getattr,
+    "setattr": setattr,
+    "call": lambda target, args, kwargs: target(*args, **kwargs),
+    "getitem": operator.getitem,
+    "setitem": operator.setitem,
+    "len": len,
+    "items": lambda value: list(value)[:1_000_000],
+    "contains": operator.contains,
+    "repr": repr,
+    "str": str,
+    "format": format,
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "index": operator.index,
+    "array": _array,
+    "binary": lambda name, left, right: getattr(operator, name)(left, right),
+    "unary": lambda name, value: getattr(operator, name)(value),
+    "isinstance": isinstance,
+    "issubclass": issubclass,
+    "set_globals": _set_globals,
+    "restore_globals": _restore_globals,
+}
+
+
+def _builtin_base(error: BaseException) -> str:
+    for kind in type(error).__mro__:
+        if kind.__module__ == "builtins":
+            return kind.__name__
+    return "Exception"
+
+
+def serve(text: str):
+    """Carry out one request and display the reply under the grader's MIME type."""
+    try:
+        request = loads(text, 1 << 28)
+        arguments = unpack(request["args"], _resolve)
+        with np.errstate(**request.get("errstate", {})):
+            result = OPERATIONS[request["op"]](*arguments)
+        reply = {"value": pack(result, _other)}
+    except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
+        frames = traceback.format_exception(type(error), error, error.__traceback__)
+        reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
+                           "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}
+    display({MIME: dumps(reply)}, raw=True)

@@ -1,0 +1,390 @@
+"""Verdicts decided outside student code: the test cells run in the grader, never in the student's kernel.
+
+While a notebook is graded, the student's (sandboxed) kernel runs the setup, answer and other
+cells. Each test cell runs here instead, in a namespace of its own: the setup cell's names are the
+grader's own (NumPy, the course's checks, the data), and every other name the test reads (the
+graded functions, the student's variables) is a `Remote`, a stand-in that asks the kernel's agent
+(grader/kernel_agent.py) for one thing at a time and gets plain data back (grader/wire.py). So
+the student's interpreter sees the inputs of each call and nothing else: no test code, no expected
+value, no hidden test. Whatever it answers, the checks, the references and the verdict are computed
+here, and the test cell's outputs (what nbgrader scores) are written here.
+"""
+import ast
+import builtins
+import contextlib
+import io
+import json
+import operator
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+from nbclient.exceptions import DeadKernelError
+from nbformat.notebooknode import NotebookNode
+
+from grader import wire
+
+AGENT_MODULE = "_attention_course_grading_agent"
+AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
+                + Path(__file__).with_name("kernel_agent.py").read_text())
+# A reply from the student's kernel larger than this is refused (the model outputs the tests read are small).
+MAX_REPLY_CHARACTERS = 64 * 2 ** 20
+# Student output kept per test cell.
+MAX_STUDENT_OUTPUT = 20_000
+# Packages whose classes a Remote may claim to be an instance of (for isinstance checks in tests);
+# only modules the grader has already imported are used, nothing is imported on the kernel's word.
+LIBRARY_PACKAGES = ("keras", "tensorflow", "numpy")
+PLAIN_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__"}
+
+
+def install_agent_code() -> str:
+    """Code that makes the agent a module in the kernel (run once per kernel start)."""
+    return (f"import sys as _s, types as _t\n_m = _t.ModuleType({AGENT_MODULE!r})\n"
+            f"exec(compile({AGENT_SOURCE!r}, {AGENT_MODULE!r}, 'exec'), _m.__dict__)\n"
+            f"_s.modules[{AGENT_MODULE!r}] = _m\ndel _s, _t, _m")
+
+
+class StudentCodeError(Exception):
+    """An exception the student's code raised; its class is named after the student's exception."""
+
+
+def student_error(info: dict) -> Exception:
+    base = getattr(builtins, str(info.get("builtin")), Exception)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
+    name = str(info.get("name", "Error"))[:80] or "Error"
+    kind = type(name, (StudentCodeError, base), {"__module__": "student"})
+    trace = str(info.get("traceback", "")).strip()
+    return kind(f"{info.get('message', '')}\n--- raised in your code ---\n{trace}" if trace else info.get("message", ""))
+
+
+class Remote:
+    """An object that lives in the student's kernel: every use is one request to its agent."""
+
+    __slots__ = ("_bridge", "_ref", "_mro", "_is_type", "__weakref__")
+
+    def __init__(self, bridge, info):
+        object.__setattr__(self, "_bridge", bridge)
+        object.__setattr__(self, "_ref", int(info["ref"]))
+        object.__setattr__(self, "_mro", [tuple(map(str, pair)) for pair in info.get("mro", [])][:30])
+        object.__setattr__(self, "_is_type", bool(info.get("is_type")))
+
+    def _ask(self, op, *args):
+        return self._bridge.request(op, *args)
+
+    @property
+    def __class__(self):
+        return _library_class(self._mro) or Remote
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__") and name not in PLAIN_DUNDERS:
+            raise AttributeError(name)
+        return self._ask("getattr", self, name)
+
+    def __setattr__(self, name, value):
+        self._ask("setattr", self, name, value)
+
+    def __call__(self, *args, **kwargs):
+        return self._ask("call", self, list(args), kwargs)
+
+    def __getitem__(self, key):
+        return self._ask("getitem", self, key)
+
+    def __setitem__(self, key, value):
+        self._ask("setitem", self, key, value)
+
+    def __len__(self):
+        return self._ask("len", self)
+
+    def __iter__(self):
+        return iter(self._ask("items", self))
+
+    def __contains__(self, item):
+        return self._ask("contains", self, item)
+
+    def __bool__(self):
+        return bool(self._ask("bool", self))
+
+    def __int__(self):
+        return int(self._ask("int", self))
+
+    def __float__(self):
+        return float(self._ask("float", self))
+
+    def __index__(self):
+        return operator.index(self._ask("index", self))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._ask("array", self), dtype=dtype)
+
+    def __repr__(self):
+        return str(self._ask("repr", self))
+
+    def __str__(self):
+        return str(self._ask("str", self))
+
+    def __format__(self, spec):
+        return str(self._ask("format", self, spec))
+
+    def __hash__(self):
+        return hash(("remote", self._ref))
+
+    def __instancecheck__(self, instance):
+        return isinstance(instance, Remote) and bool(self._ask("isinstance", instance, self))
+
+    def __subclasscheck__(self, other):
+        return isinstance(other, Remote) and bool(self._ask("issubclass", other, self))
+
+
+def _binary(name, reflected=False):
+    def method(self, other):
+        left, right = (other, self) if reflected else (self, other)
+        return self._ask("binary", name, left, right)
+    return method
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+              "matmul", "and_", "or_"):
+    _dunder = f"__{_name.rstrip('_')}__"
+    setattr(Remote, _dunder, _binary(_name))
+    if _name not in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(Remote, f"__r{_dunder[2:]}", _binary(_name, reflected=True))
+for _name in ("neg", "pos", "abs", "invert"):
+    setattr(Remote, f"__{_name}__", lambda self, _op=_name: self._ask("unary", _op, self))
+
+
+def _library_class(mro):
+    for module, qualname in mro:
+        if module.split(".")[0] in LIBRARY_PACKAGES and module in sys.modules:
+            found = sys.modules[module]
+            for part in qualname.split("."):
+                found = getattr(found, part, None)
+            if isinstance(found, type):
+                return found
+    return None
+
+
+def is_keras_object(value) -> bool:
+    keras = sys.modules.get("keras")
+    return keras is not None and isinstance(value, (keras.layers.Layer, keras.Model)) and not isinstance(value, Remote)
+
+
+def keras_copy(value) -> dict:
+    """A Keras layer or model of the test, sent by value: its config and weights."""
+    import keras
+    config = json.loads(json.dumps(keras.saving.serialize_keras_object(value),
+                                   default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+    return config, [np.asarray(w) for w in value.get_weights()]
+
+
+class KernelBridge:
+    """Requests to the agent in one kernel, over the Jupyter protocol (execute, display, input)."""
+
+    def __init__(self, client, is_alive, interrupt, output):
+        self.client = client  # a started BlockingKernelClient
+        self.is_alive = is_alive  # () -> bool
+        self.interrupt = interrupt  # () -> None
+        self.output = output  # (text) -> None: the student's printed output, for the test cell
+        self.deadline = None
+        self._proxies = {}
+        self._callbacks = []
+
+    # -- values going in and out -----------------------------------------------------------
+    def _send(self, value):
+        if isinstance(value, Remote):
+            return {"ref": value._ref}
+        if is_keras_object(value):
+            config, weights = keras_copy(value)
+            return {"keras": config, "weights": wire.pack(weights, self._send)}
+        if getattr(value, "__attention_course_helper__", False):
+            return {"helper": [value.__module__, value.__name__]}
+        if callable(value):
+            self._callbacks.append(value)
+            return {"callback": len(self._callbacks) - 1}
+        raise TypeError(f"a test cannot send a {type(value).__name__} to the student's kernel")
+
+    def _receive(self, tree):
+        if "ref" not in tree:
+            raise ValueError("unexpected value from the student's kernel")
+        ref = int(tree["ref"])
+        if ref not in self._proxies:
+            self._proxies[ref] = Remote(self, tree)
+        return self._proxies[ref]
+
+    def pack(self, value):
+        return wire.pack(value, self._send)
+
+    def unpack(self, tree):
+        return wire.unpack(tree, self._receive)
+
+    # -- one request -----------------------------------------------------------------------
+    def request(self, op, *args):
+        text = wire.dumps({"op": op, "args": self.pack(list(args)), "errstate": np.geterr()})
+        reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({text!r})")
+        if "error" in reply:
+            raise student_error(reply["error"])
+        return self.unpack(reply["value"])
+
+    def run_code(self, code: str, timeout: float):
+        """Run grader code in the kernel (the agent's installation); its output is dropped."""
+        self.deadline = time.monotonic() + timeout
+        self._execute(code, expect_reply=False)
+
+    def _execute(self, code: str, expect_reply: bool = True) -> dict:
+        msg_id = self.client.execute(code, silent=False, store_history=False, allow_stdin=True)
+        reply, idle, quiet_since = None, False, time.monotonic()
+        while not idle:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.interrupt()
+                self._drain(msg_id)
+                raise TimeoutError("the test cell ran out of time while your code was running "
+                                   "(an endless loop, or far too slow)")
+            message = self._next_message()
+            if message is None:
+                if time.monotonic() - quiet_since > 1.0:
+                    if not self.is_alive():
+                        raise DeadKernelError("the kernel died while running your code")
+                    quiet_since = time.monotonic()
+                continue
+            quiet_since = time.monotonic()
+            channel, message = message
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = message["header"]["msg_type"], message["content"]
+            if channel == "stdin" and kind == "input_request":
+                self.client.input(self._answer_callback(content.get("prompt", "")))
+            elif kind == "stream":
+                self._student_output(content.get("name"), content.get("text", ""))
+            elif kind == "display_data" and wire.MIME in content.get("data", {}):
+                reply = wire.loads(content["data"][wire.MIME], MAX_REPLY_CHARACTERS)
+            elif kind == "error":
+                reply = {"error": {"name": content.get("ename", "Error"), "builtin": "Exception",
+                                   "message": content.get("evalue", "")}}
+            elif kind == "status" and content.get("execution_state") == "idle":
+                idle = True
+        if expect_reply and not isinstance(reply, dict):
+            raise StudentCodeError("the student's kernel gave no answer (was the grader's agent replaced?)")
+        return reply or {}
+
+    def _next_message(self):
+        for channel, get in (("iopub", self.client.get_iopub_msg), ("stdin", self.client.get_stdin_msg),
+                             ("shell", self.client.get_shell_msg)):
+            try:
+                return channel, get(timeout=0)
+            except Exception:  # queue.Empty
+                continue
+        time.sleep(0.002)
+        return None
+
+    def _drain(self, msg_id, seconds: float = 10.0):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            message = self._next_message()
+            if message and message[1].get("parent_header", {}).get("msg_id") == msg_id \
+                    and message[1]["header"]["msg_type"] == "status" \
+                    and message[1]["content"].get("execution_state") == "idle":
+                return
+
+    def _student_output(self, name, text):
+        if name == "stderr":
+            text = "".join(f"[stderr] {line}" for line in str(text).splitlines(True))
+        self.output(str(text))
+
+    def _answer_callback(self, prompt: str) -> str:
+        from grader.kernel_agent import CALLBACK_PROMPT
+        if not prompt.startswith(CALLBACK_PROMPT):
+            return ""  # input() in student code gets an empty line, as with nbgrader's stdin off
+        try:
+            request = wire.loads(prompt[len(CALLBACK_PROMPT):], MAX_REPLY_CHARACTERS)
+            function = self._callbacks[int(request["callback"])]
+            value = function(*self.unpack(request["args"]), **self.unpack(request["kwargs"]))
+            return wire.dumps({"value": self.pack(value)})
+        except Exception as error:  # the student's code sees the failure as a RuntimeError
+            return wire.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+class Namespace(dict):
+    """The test cells' globals: the grader's own names, and the student's as Remotes when asked for."""
+
+    def __init__(self, bridge):
+        super().__init__(__name__="__main__")
+        self.bridge = bridge
+
+    def __missing__(self, name):
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        try:
+            return self.bridge.request("global", name)
+        except NameError:
+            raise
+        except StudentCodeError as error:
+            raise NameError(f"name {name!r} is not defined") from error
+
+
+class TrustedTests:
+    """Runs the setup cell once and then each test cell in the grader, against one kernel's agent."""
+
+    def __init__(self, bridge: KernelBridge, setup_sources: list):
+        self.bridge = bridge
+        self.setup_sources = list(setup_sources)
+        self.namespace = None
+        self._stdout = None
+
+    def _start(self):
+        from attention_course import kernel_side
+        kernel_side.BRIDGE = self.bridge
+        self.namespace = Namespace(self.bridge)
+        for index, source in enumerate(self.setup_sources):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                exec(compile(source, f"<setup cell {index}>", "exec"), self.namespace)
+
+    def run(self, source: str, name: str, timeout: float) -> list:
+        """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
+        stdout = io.StringIO()
+        self.bridge.output = lambda text: stdout.write(text) if stdout.tell() < MAX_STUDENT_OUTPUT else None
+        self.bridge.deadline = time.monotonic() + timeout
+        outputs, result, failure = [], None, None
+        stderr = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                if self.namespace is None:
+                    self._start()
+                result = self._exec(source, name)
+        except DeadKernelError:
+            raise
+        except BaseException as error:  # noqa: B902 (a test that calls exit() still fails, not the grader)
+            failure = error
+        finally:
+            self.bridge.deadline = None
+        text = stdout.getvalue()
+        if stderr.getvalue():
+            text += "".join(f"[stderr] {line}" for line in stderr.getvalue().splitlines(True))
+        if text:
+            outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
+        if failure is not None:
+            outputs.append(error_output(failure, name))
+        elif result is not None:
+            outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
+                                        data={"text/plain": repr(result)}))
+        return outputs
+
+    def _exec(self, source: str, name: str):
+        tree = ast.parse(source, filename=name)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, name, "exec"), self.namespace)
+        if last is not None:
+            return eval(compile(ast.Expression(last.value), name, "eval"), self.namespace)
+        return None
+
+
+def error_output(error: BaseException, name: str) -> NotebookNode:
+    ename = type(error).__name__
+    if isinstance(error, TimeoutError):
+        ename = "CellTimeoutError"
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == name]
+    trace = [f"{ename}: {error}"]
+    if frames:
+        trace.insert(0, "".join(traceback.format_list(frames)))
+    return NotebookNode(output_type="error", ename=ename, evalue=str(error), traceback=trace)

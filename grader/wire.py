@@ -1,0 +1,77 @@
+"""Plain data across the sandbox boundary: JSON, with arrays as .npy bytes (never a pickle).
+
+Both sides use this file: the trusted grader imports it, and its source is sent into the student's
+kernel together with grader/kernel_agent.py. What cannot travel as data is handed to `other`, a
+function of the side that packs: the kernel turns it into a reference to an object it keeps, the
+grader into a copy of a Keras object or a call-back (see grader/verdicts.py).
+"""
+import base64
+import io
+import json
+
+import numpy as np
+
+MIME = "application/x.attention-course.reply+json"
+MAX_DEPTH = 40
+# Array kinds that load without pickles: bool, ints, unsigned, floats, complex, bytes and str.
+PLAIN_KINDS = "biufcSU"
+
+
+def pack(value, other, depth=0):
+    """A JSON-ready tree for `value`; `other(value)` packs whatever is not plain data."""
+    if depth > MAX_DEPTH:
+        raise ValueError("value nested too deeply to send")
+    if value is None or isinstance(value, (bool, str)) and type(value) in (bool, str):
+        return value
+    if type(value) is int:
+        return value if abs(value) < 2 ** 53 else {"int": str(value)}
+    if type(value) is float:
+        return {"float": repr(value)}
+    if isinstance(value, (np.ndarray, np.generic)) and type(value).__module__ == "numpy" \
+            and value.dtype.kind in PLAIN_KINDS:
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(value), allow_pickle=False)
+        return {"npy": base64.b64encode(buffer.getvalue()).decode(), "scalar": isinstance(value, np.generic)}
+    if type(value) in (list, tuple):
+        return {type(value).__name__: [pack(item, other, depth + 1) for item in value]}
+    if type(value) is dict:
+        return {"dict": [[pack(k, other, depth + 1), pack(v, other, depth + 1)] for k, v in value.items()]}
+    if type(value) is bytes:
+        return {"bytes": base64.b64encode(value).decode()}
+    return other(value)
+
+
+def unpack(tree, resolve, depth=0):
+    """The value `pack` made; `resolve(tree)` turns what `other` packed back into an object."""
+    if depth > MAX_DEPTH:
+        raise ValueError("value nested too deeply to read")
+    if tree is None or type(tree) in (bool, str, int):
+        return tree
+    if type(tree) is not dict:
+        raise ValueError(f"unexpected {type(tree).__name__} in a message")
+    if "float" in tree:
+        return float(tree["float"])
+    if "int" in tree:
+        return int(tree["int"])
+    if "npy" in tree:
+        array = np.load(io.BytesIO(base64.b64decode(tree["npy"])), allow_pickle=False)
+        return array[()] if tree.get("scalar") else array
+    if "list" in tree:
+        return [unpack(item, resolve, depth + 1) for item in tree["list"]]
+    if "tuple" in tree:
+        return tuple(unpack(item, resolve, depth + 1) for item in tree["tuple"])
+    if "dict" in tree:
+        return {unpack(k, resolve, depth + 1): unpack(v, resolve, depth + 1) for k, v in tree["dict"]}
+    if "bytes" in tree:
+        return base64.b64decode(tree["bytes"])
+    return resolve(tree)
+
+
+def dumps(tree) -> str:
+    return json.dumps(tree, separators=(",", ":"))
+
+
+def loads(text: str, limit: int):
+    if len(text) > limit:
+        raise ValueError(f"message of {len(text):,} characters, above the limit of {limit:,}")
+    return json.loads(text)
