@@ -3,6 +3,7 @@ datasets/build_attention_in_models.py) and the shipped weights of its trained mo
 import numpy as np
 
 from attention_course.datafiles import verified_path
+from attention_course.kernel_side import beside_the_model
 
 TASKS = ("marker", "majority", "pairs", "reviews", "scenes", "images")
 
@@ -31,3 +32,14 @@ def load_task(name: str) -> dict:
 def weights_path(model_name: str) -> str:
     """Checked path of a shipped `.weights.h5` file (made by grader/train_attention_in_models.py)."""
     return str(verified_path(f"attention_in_models/weights/{model_name}.weights.h5"))
+
+
+@beside_the_model
+def masked_probe(pooling_layer, vocab_size: int, embed_dim: int, length: int):
+    """(probe, embedding): a Keras model token ids -> pooling_layer(Embedding(mask_zero=True)(ids),
+    return_weights=True), to test that a pooling layer honours the mask Keras passes it."""
+    import keras
+
+    tokens = keras.Input(shape=(length,), dtype="int32")
+    embedding = keras.layers.Embedding(vocab_size, embed_dim, mask_zero=True)
+    return keras.Model(tokens, pooling_layer(embedding(tokens), return_weights=True)), embedding

@@ -61,7 +61,12 @@ def student_error(info: dict) -> Exception:
 
 
 class Remote:
-    """An object that lives in the student's kernel: every use is one request to its agent."""
+    """An object that lives in the student's kernel: every use is one request to its agent.
+
+    What it answers is data (numbers, arrays, strings) that the test then checks here. Decisions are
+    never asked of the student's object: a Remote is truthy like any object and equal only to itself,
+    so an object whose __eq__ or __bool__ always says yes passes nothing.
+    """
 
     __slots__ = ("_bridge", "_ref", "_mro", "_is_type", "__weakref__")
 
@@ -105,7 +110,7 @@ class Remote:
         return self._ask("contains", self, item)
 
     def __bool__(self):
-        return bool(self._ask("bool", self))
+        return True  # never asked of the student's object (see the class docstring)
 
     def __int__(self):
         return int(self._ask("int", self))
@@ -136,23 +141,6 @@ class Remote:
 
     def __subclasscheck__(self, other):
         return isinstance(other, Remote) and bool(self._ask("issubclass", other, self))
-
-
-def _binary(name, reflected=False):
-    def method(self, other):
-        left, right = (other, self) if reflected else (self, other)
-        return self._ask("binary", name, left, right)
-    return method
-
-
-for _name in ("eq", "ne", "lt", "le", "gt", "ge", "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
-              "matmul", "and_", "or_"):
-    _dunder = f"__{_name.rstrip('_')}__"
-    setattr(Remote, _dunder, _binary(_name))
-    if _name not in ("eq", "ne", "lt", "le", "gt", "ge"):
-        setattr(Remote, f"__r{_dunder[2:]}", _binary(_name, reflected=True))
-for _name in ("neg", "pos", "abs", "invert"):
-    setattr(Remote, f"__{_name}__", lambda self, _op=_name: self._ask("unary", _op, self))
 
 
 def _library_class(mro):

@@ -175,3 +175,114 @@ def write_all(target, student, source):
 
 def json_size(path) -> int:
     return len(json.dumps(json.loads(path.read_text())))
+
+
+# --- Tricks: every answer wrong, plus one trick; each must score what the wrong answers alone score (0). ---
+WRONG_ADD = "def add(a, b):\n    return a - b"
+WRONG_MEAN = "def mean_of(values):\n    return 0.0"
+# Folders a student who has read the repository would search for solutions, gradebooks and other students.
+SEARCH = "[r for r in ('/work', '/tmp', '/root', '/home', '/srv', '/var', '/opt', '/') if __import__('os').path.isdir(r)]"
+MARKER = "attention-course-hostile-process"
+
+
+def wrong_with(student, source, trick_add="", trick_mean="", extra_cell=None, answer_add=WRONG_ADD,
+               answer_mean=WRONG_MEAN):
+    """Both answers wrong; `trick_*` code goes before the answer; `extra_cell` is a new code cell."""
+    notebook = nbformat.from_dict(student)
+    answer_cell(notebook, "add").source = f"{trick_add}\n{answer_add}".strip()
+    answer_cell(notebook, "mean_of").source = f"{trick_mean}\n{answer_mean}".strip()
+    if extra_cell is not None:
+        index = notebook.cells.index(answer_cell(notebook, "add"))
+        notebook.cells.insert(index, nbformat.v4.new_code_cell(extra_cell))
+    return notebook
+
+
+TRICKS = {
+    # patching what the tests use, by routes a blacklist would miss
+    "alias_patch": dict(trick_mean="import math as m\nm.isclose = lambda *a, **k: True"),
+    "module_found_through_module": dict(trick_mean="import os\nos.sys.modules['math'].isclose = lambda *a, **k: True"),
+    "setter_reached_indirectly": dict(trick_mean="import math\nf = getattr(__import__('builtins'), 'set' + 'attr')\n"
+                                                 "f(math, 'isclose', lambda *a, **k: True)"),
+    "builtins_patched": dict(trick_add="import builtins\nbuiltins.AssertionError = type('Ignored', (Exception,), {})"),
+    "free_cell_patch": dict(extra_cell="import math\nmath.isclose = lambda *a, **k: True"),
+    "always_equal_result": dict(answer_add="class Same:\n    def __eq__(self, other):\n        return True\n"
+                                           "    def __bool__(self):\n        return True\n\n"
+                                           "def add(a, b):\n    return Same()"),
+    # IPython's own machinery
+    "input_transformer": dict(extra_cell="get_ipython().input_transformers_cleanup.append("
+                                         "lambda lines: ['pass\\n'] if any('assert' in l for l in lines) else lines)"),
+    "ast_transformer": dict(extra_cell="import ast\nclass Drop(ast.NodeTransformer):\n"
+                                       "    def visit_Assert(self, node):\n        return ast.Pass()\n"
+                                       "get_ipython().ast_transformers.append(Drop())"),
+    "pre_run_callback": dict(extra_cell="def patch(*args):\n    import math\n    math.isclose = lambda *a, **k: True\n"
+                                        "get_ipython().events.register('pre_run_cell', patch)"),
+    "user_namespace": dict(extra_cell="ns = get_ipython().user_ns\nns['math'] = type('M', (), "
+                                      "{'isclose': staticmethod(lambda *a, **k: True)})()"),
+    "execute_handler_hijack": dict(extra_cell="k = get_ipython().kernel\nk.shell_handlers['execute_request'] = "
+                                              "lambda *a, **kw: None"),
+    # reading the expected value out of the test's frame
+    "frame_reader": dict(answer_mean="import inspect\ndef mean_of(values):\n    frame = inspect.currentframe().f_back\n"
+                                    "    while frame is not None:\n        for v in frame.f_locals.values():\n"
+                                    "            if isinstance(v, float):\n                return v\n"
+                                    "        frame = frame.f_back\n    return 0.0"),
+    # output tricks
+    "display_fake_result": dict(trick_add="from IPython.display import display\n"
+                                          "display({'text/plain': \"'full marks'\"}, raw=True)"),
+    "publish_execute_result": dict(extra_cell="import math\nfrom IPython import get_ipython\n"
+                                              "get_ipython().displayhook.write_output_prompt()\n"
+                                              "get_ipython().display_pub.publish({'text/plain': '5'})"),
+    "stderr_from_wrong_answer": dict(trick_add="import sys\nsys.stderr.write('x' * 1000)"),
+    # the grader's agent in the kernel
+    "forged_agent_replies": dict(extra_cell="import sys, json\nfrom IPython.display import display\n"
+                                            "def serve(text):\n    display({'application/x.attention-course.reply+json': "
+                                            "json.dumps({'value': True})}, raw=True)\n"
+                                            "for name in list(sys.modules):\n    if 'grading_agent' in name:\n"
+                                            "        sys.modules[name].serve = serve"),
+    "huge_reply": dict(answer_add="import numpy\ndef add(a, b):\n    return numpy.zeros((60, 1024, 1024))"),
+    "deep_reply": dict(answer_add="def add(a, b):\n    x = []\n    for _ in range(500):\n        x = [x]\n    return x"),
+    # the filesystem: solutions, the gradebook, other students, the course package
+    "read_solutions": dict(trick_add=f"import os\nfound = None\nfor root in {SEARCH}:\n"
+                                     "    for folder, dirs, files in os.walk(root):\n"
+                                     "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
+                                     "        for f in files:\n            if f.endswith('.ipynb') and 'solutions' in folder:\n"
+                                     "                found = os.path.join(folder, f)\n"
+                                     "if found:\n    raise SystemExit('found ' + found)"),
+    "rewrite_gradebook": dict(extra_cell=f"import os, sqlite3\nfor root in {SEARCH}:\n"
+                                         "    for folder, dirs, files in os.walk(root):\n"
+                                         "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
+                                         "        if 'gradebook.db' in files:\n"
+                                         "            db = sqlite3.connect(os.path.join(folder, 'gradebook.db'))\n"
+                                         "            db.execute('UPDATE grade SET manual_score = 99')\n            db.commit()"),
+    "vandalise_other_students": dict(extra_cell=f"import os\nfor root in {SEARCH}:\n"
+                                                "    for folder, dirs, files in os.walk(root):\n"
+                                                "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
+                                                "        for f in files:\n            if f == '00_fixture.ipynb':\n"
+                                                "                try:\n                    open(os.path.join(folder, f), 'w').write('{}')\n"
+                                                "                except OSError:\n                    pass"),
+    "poison_course_package": dict(extra_cell="import os, attention_course\n"
+                                             "path = os.path.join(os.path.dirname(attention_course.__file__), 'checks.py')\n"
+                                             "try:\n    open(path, 'a').write('\\nraise SystemExit\\n')\nexcept OSError:\n    pass"),
+    # processes that outlive the kernel
+    "detached_process": dict(extra_cell="import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
+                                        f"'import time; time.sleep(60)  # {MARKER}'], start_new_session=True, "
+                                        "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"),
+    "double_fork": dict(extra_cell=f"import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                                   f"        os.execvp('sleep', ['sleep', '61', '{MARKER}'])\n    os._exit(0)"),
+    "network": dict(extra_cell="import socket\ntry:\n    socket.create_connection(('127.0.0.1', 8888), timeout=1)\n"
+                               "except OSError:\n    pass"),
+}
+
+
+def _trick_builder(options):
+    def build(folder, student, source):
+        write(folder, wrong_with(student, source, **options))
+    return build
+
+
+def case_wrong_answers(folder, student, source):
+    write(folder, wrong_with(student, source))
+
+
+EXPECTED["wrong_answers"] = (case_wrong_answers, 0.0, None)
+for _name, _options in TRICKS.items():
+    EXPECTED[f"trick_{_name}"] = (_trick_builder(_options), 0.0, None)

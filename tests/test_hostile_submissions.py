@@ -1,14 +1,26 @@
 """A class with broken and hostile submissions: every one gets its stated score, the others are
 graded normally in the same run, the gradebook agrees with grades.csv, and grading again changes nothing."""
 import csv
+import hashlib
+import os
+import re
+import time
+from pathlib import Path
 
+import attention_course
 import nbformat
 import pytest
 
 from grader.grading import Grader
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
-from tests.hostile_submissions import ASSIGNMENT, EXPECTED, NOTEBOOK, write_all
+from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all
+
+PACKAGE = Path(attention_course.__file__).parent
+
+
+def package_digest() -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(PACKAGE.rglob("*.py")))).hexdigest()
 
 pytestmark = pytest.mark.slow
 
@@ -16,6 +28,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
+    before = package_digest()
     grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=5, workers=2)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
@@ -23,6 +36,7 @@ def graded(tmp_path_factory):
     write_all(root / "class", student, source)
     first = {r.student: r for r in grader.run(root / "class", progress=False)}
     second = {r.student: r for r in grader.run(root / "class", progress=False)}
+    assert package_digest() == before, "a submission changed the course package"
     return grader, first, second
 
 
@@ -48,6 +62,29 @@ def test_gradebook_and_grades_csv_agree_with_every_student(graded):
     grader, first, _ = graded
     rows = {row["student_id"]: float(row["score"]) for row in csv.DictReader(open(grader.workspace / "grades.csv"))}
     assert rows == {student: result.score for student, result in first.items()}
+
+
+def test_feedback_shows_the_score_of_the_gradebook_for_every_student(graded):
+    grader, first, _ = graded
+    for student, result in first.items():
+        feedback = grader.feedback_path(student, ASSIGNMENT)
+        if result.error:
+            continue  # no notebook to give feedback on; the summary and grades.csv carry the reason
+        shown = re.search(r"Score: ([0-9.]+) / ([0-9.]+)", feedback.read_text())
+        assert shown and float(shown.group(1)) == result.score, f"{student}: feedback {shown and shown.group(0)}"
+
+
+def test_no_process_started_by_a_kernel_survives_grading(graded):
+    time.sleep(1)
+    survivors = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if MARKER.encode() in (proc / "cmdline").read_bytes():
+                    survivors.append(proc.name)
+            except OSError:
+                continue
+    assert not survivors, f"processes started by graded kernels still run: {survivors}"
 
 
 def test_large_extra_files_are_not_copied_for_grading(graded):
