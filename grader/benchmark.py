@@ -75,7 +75,19 @@ def grading_benchmark(names, students: int, workers: int):
             sequential.generate(assignment)
         folder = write_class(root, sequential.workspace / "release", names, students)
         sequential.take_tree(folder, names)
-        env = dict(os.environ, JUPYTER_PATH=str(sequential.kernels))  # the same kernel limits for both
+        # The baseline is stock nbgrader: its own Execute, no sandbox, no trusted verdicts.
+        config = sequential.config
+        (sequential.workspace / "nbgrader_config.py").write_text("\n".join([
+            "c = get_config()",
+            f"c.CourseDirectory.root = {str(sequential.workspace)!r}",
+            f"c.CourseDirectory.source_directory = {config.CourseDirectory.source_directory!r}",
+            f"c.CourseDirectory.release_directory = {config.CourseDirectory.release_directory!r}",
+            f"c.CourseDirectory.db_url = {config.CourseDirectory.db_url!r}",
+            f"c.Execute.timeout = {config.Execute.timeout!r}",
+            "c.IgnorePattern.enabled = True",
+            f"c.IgnorePattern.pattern = {config.IgnorePattern.pattern!r}",
+            "c.OverwriteCells.add_missing_cells = True", ""]))
+        env = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
         start = time.perf_counter()
         for assignment in names:
             subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
@@ -93,8 +105,8 @@ def grading_benchmark(names, students: int, workers: int):
     notebooks = students * len(names)
     print(f"{students} students x {len(names)} assignments = {notebooks} notebooks, {os.cpu_count()} cores")
     rows = (("plain sequential nbgrader autograde", plain),
-            (f"grade, {workers} workers, autograde only", timings[False]),
-            (f"grade, {workers} workers, + HTML feedback", timings[True]))
+            (f"grade (sandboxed), {workers} workers, autograde only", timings[False]),
+            (f"grade (sandboxed), {workers} workers, + HTML feedback", timings[True]))
     for label, seconds in rows:
         print(f"{label:<40}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
               f"  {plain / seconds:5.2f}x")

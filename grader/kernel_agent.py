@@ -14,6 +14,11 @@ import traceback
 import numpy as np
 from IPython.display import display
 
+try:  # in the kernel, grader/wire.py's source runs first in this module
+    pack  # noqa: B018
+except NameError:  # imported by the grader
+    from grader.wire import MIME, PLAIN_KINDS, dumps, loads, pack, unpack
+
 _objects = {}
 _MISSING = "<missing>"
 CALLBACK_PROMPT = "attention-course-callback:"

@@ -2,7 +2,6 @@
 graded normally in the same run, the gradebook agrees with grades.csv, and grading again changes nothing."""
 import csv
 import hashlib
-import os
 import re
 import time
 from pathlib import Path
