@@ -34,4 +34,4 @@ benchmark: install  ## print run and grading times for every notebook
 	$(BIN)/python -m grader.benchmark notebooks && $(BIN)/python -m grader.benchmark grading
 
 clean:
-	rm -rf _grading test-artifacts .pytest_cache
+	find _grading -mindepth 1 ! -name .gitkeep -delete 2>/dev/null; rm -rf test-artifacts .pytest_cache

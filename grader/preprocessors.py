@@ -22,22 +22,17 @@ import nbformat
 from jupyter_client.blocking import BlockingKernelClient
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
-from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, List, Unicode
 
 from grader.course import nbgrader_meta
 from grader.sandbox import GradingKernelManager
-from grader.verdicts import KernelBridge, TrustedTests, install_agent_code
+from grader.verdicts import KernelBridge, TrustedTests, error_output, install_agent_code
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
-
-
-def error_output(ename: str, evalue: str) -> NotebookNode:
-    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
 class SandboxedExecute(Execute):
@@ -67,9 +62,18 @@ class SandboxedExecute(Execute):
         self._tests = None
         self._resources = resources
         self._trusted = trusted_sources(resources)
-        return super().preprocess(nb, resources, km)
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            self._close_tests()
+
+    def _close_tests(self):
+        if self._tests is not None:
+            self._tests.bridge.close()
+            self._tests = None
 
     def create_kernel_manager(self):
+        self._close_tests()  # a new kernel gets a new bridge and a fresh test namespace
         km = super().create_kernel_manager()
         km.sandbox, km.memory_mb, km.cpu_seconds = self.sandbox, self.memory_limit_mb, self.cpu_limit_seconds
         km.threads = self.kernel_threads
@@ -77,7 +81,6 @@ class SandboxedExecute(Execute):
             info = (self._resources or {}).get("nbgrader", {})
             km.log_path = os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-"
                                                              f"{info.get('notebook', 'notebook')}.log")
-        self._tests = None
         return km
 
     def preprocess_cell(self, cell, resources, index):

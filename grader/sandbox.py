@@ -14,6 +14,7 @@ it under `prlimit` (memory and CPU time) and `bwrap`:
 
 The private folder is deleted when the kernel is shut down.
 """
+import functools
 import os
 import shutil
 import subprocess
@@ -25,28 +26,29 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, Unicode
 
 import attention_course
+from attention_course.paths import datasets_dir
 
 SANDBOX_UID = 65534
 HOME = "/home/student"
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)"
+# Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 # Variables a grading kernel may see; everything else of the grader's environment stays out.
 PASSED_VARIABLES = ("LANG", "LC_ALL", "TZ", "MPLBACKEND", "NBGRADER_EXECUTION", "OPENBLAS_CORETYPE",
-                    "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                    "TF_NUM_INTEROP_THREADS", "TF_CPP_MIN_LOG_LEVEL")
+                    "OPENBLAS_L2_SIZE", "TF_CPP_MIN_LOG_LEVEL", *THREAD_VARIABLES)
 
 
 def course_package_dirs() -> list:
     """The course package and its data, which every notebook imports and reads."""
-    package = Path(attention_course.__file__).resolve().parent
-    from attention_course.paths import datasets_dir
-    return [package, datasets_dir().resolve()]
+    return [Path(attention_course.__file__).resolve().parent, datasets_dir().resolve()]
 
 
 def python_dirs() -> list:
-    dirs = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent.parent}
-    return sorted(dirs)
+    """The Python installation and the environment (a venv) built on it."""
+    return sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()})
 
 
+@functools.lru_cache(maxsize=None)
 def sandbox_problem() -> str:
     """Why no sandbox can be made here ('' when one can), as one line for the instructor."""
     if shutil.which("bwrap") is None:
@@ -98,26 +100,24 @@ class GradingKernelManager(AsyncKernelManager):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.transport = "ipc"  # the sandbox has no network; ipc sockets live in the private folder
+        self.box = None
+        self._log = None
+
+    async def _async_pre_start_kernel(self, **kw):
         self.box = Path(tempfile.mkdtemp(prefix="crs-"))  # short: ipc socket paths are limited to ~100 bytes
         for part in ("run", "home", "work"):
             (self.box / part).mkdir()
         self.connection_file = str(self.box / "run" / "kernel.json")
         self.ip = str(self.box / "run" / "k")
-        self._log = None
-
-    async def _async_pre_start_kernel(self, **kw):
         self.kernel_spec.interrupt_mode = "message"  # signals would stop at bwrap; ipykernel handles the message
         workdir = Path(kw.get("cwd") or os.getcwd())
         self._workdir_name = workdir.name or "work"
         self._copy_submission(workdir)
         self._copy_font_cache()
-        environment = {name: os.environ[name] for name in PASSED_VARIABLES if name in os.environ}
-        environment.update(kw.get("env") or {})
-        self._kernel_environment = {k: v for k, v in environment.items() if k in PASSED_VARIABLES}
-        self._kernel_environment.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        offered = {"TF_CPP_MIN_LOG_LEVEL": "3", **os.environ, **(kw.get("env") or {})}
         if self.threads:
-            for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
-                self._kernel_environment[name] = str(self.threads)
+            offered.update(dict.fromkeys(THREAD_VARIABLES, str(self.threads)))
+        self._kernel_environment = {name: offered[name] for name in PASSED_VARIABLES if name in offered}
         kw["cwd"] = str(self.box / "work")
         kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **self._kernel_environment}
         if self.log_path:
@@ -164,5 +164,5 @@ class GradingKernelManager(AsyncKernelManager):
         if self._log is not None:
             self._log.close()
             self._log = None
-        if not restart:
+        if not restart and self.box is not None:
             shutil.rmtree(self.box, ignore_errors=True)

@@ -25,6 +25,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
 from grader import wire
+from grader.kernel_agent import CALLBACK_PROMPT
 
 AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
@@ -156,7 +157,7 @@ def _library_class(mro):
 
 def is_keras_object(value) -> bool:
     keras = sys.modules.get("keras")
-    return keras is not None and isinstance(value, (keras.layers.Layer, keras.Model)) and not isinstance(value, Remote)
+    return keras is not None and isinstance(value, (keras.layers.Layer, keras.Model))
 
 
 def keras_copy(value) -> dict:
@@ -218,7 +219,13 @@ class KernelBridge:
     def run_code(self, code: str, timeout: float):
         """Run grader code in the kernel (the agent's installation); its output is dropped."""
         self.deadline = time.monotonic() + timeout
-        self._execute(code, expect_reply=False)
+        try:
+            self._execute(code, expect_reply=False)
+        finally:
+            self.deadline = None
+
+    def close(self):
+        self.client.stop_channels()
 
     def _execute(self, code: str, expect_reply: bool = True) -> dict:
         msg_id = self.client.execute(code, silent=False, store_history=False, allow_stdin=True)
@@ -281,7 +288,6 @@ class KernelBridge:
         self.output(str(text))
 
     def _answer_callback(self, prompt: str) -> str:
-        from grader.kernel_agent import CALLBACK_PROMPT
         if not prompt.startswith(CALLBACK_PROMPT):
             return ""  # input() in student code gets an empty line, as with nbgrader's stdin off
         try:
@@ -305,8 +311,6 @@ class Namespace(dict):
             return getattr(builtins, name)
         try:
             return self.bridge.request("global", name)
-        except NameError:
-            raise
         except StudentCodeError as error:
             raise NameError(f"name {name!r} is not defined") from error
 
@@ -352,7 +356,7 @@ class TrustedTests:
         if text:
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
         if failure is not None:
-            outputs.append(error_output(failure, name))
+            outputs.append(exception_output(failure, name))
         elif result is not None:
             outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
                                         data={"text/plain": repr(result)}))
@@ -367,12 +371,14 @@ class TrustedTests:
         return None
 
 
-def error_output(error: BaseException, name: str) -> NotebookNode:
-    ename = type(error).__name__
-    if isinstance(error, TimeoutError):
-        ename = "CellTimeoutError"
+def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
+    """An nbgrader error output (what makes a test cell score 0)."""
+    trace = [frames, f"{ename}: {evalue}"] if frames else [f"{ename}: {evalue}"]
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=trace)
+
+
+def exception_output(error: BaseException, name: str) -> NotebookNode:
+    """The error output of an exception a test cell raised, with the frames of the test cell `name`."""
+    ename = "CellTimeoutError" if isinstance(error, TimeoutError) else type(error).__name__
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == name]
-    trace = [f"{ename}: {error}"]
-    if frames:
-        trace.insert(0, "".join(traceback.format_list(frames)))
-    return NotebookNode(output_type="error", ename=ename, evalue=str(error), traceback=trace)
+    return error_output(ename, str(error), "".join(traceback.format_list(frames)))

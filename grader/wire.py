@@ -21,7 +21,7 @@ def pack(value, other, depth=0):
     """A JSON-ready tree for `value`; `other(value)` packs whatever is not plain data."""
     if depth > MAX_DEPTH:
         raise ValueError("value nested too deeply to send")
-    if value is None or isinstance(value, (bool, str)) and type(value) in (bool, str):
+    if value is None or type(value) in (bool, str):
         return value
     if type(value) is int:
         return value if abs(value) < 2 ** 53 else {"int": str(value)}

@@ -180,8 +180,14 @@ def json_size(path) -> int:
 # --- Tricks: every answer wrong, plus one trick; each must score what the wrong answers alone score (0). ---
 WRONG_ADD = "def add(a, b):\n    return a - b"
 WRONG_MEAN = "def mean_of(values):\n    return 0.0"
-# Folders a student who has read the repository would search for solutions, gradebooks and other students.
-SEARCH = "[r for r in ('/work', '/tmp', '/root', '/home', '/srv', '/var', '/opt', '/') if __import__('os').path.isdir(r)]"
+
+
+def walk_files(body: str) -> str:
+    """Code that runs `body` (with `folder` and `files`) for every folder the kernel can see: how a student
+    who has read the repository would look for solutions, gradebooks and other students' work."""
+    return ("import os\nfor folder, dirs, files in os.walk('/'):\n"
+            "    dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
+            + "".join(f"    {line}\n" for line in body.splitlines()))
 MARKER = "attention-course-hostile-process"
 
 
@@ -241,24 +247,15 @@ TRICKS = {
     "huge_reply": dict(answer_add="import numpy\ndef add(a, b):\n    return numpy.zeros((60, 1024, 1024))"),
     "deep_reply": dict(answer_add="def add(a, b):\n    x = []\n    for _ in range(500):\n        x = [x]\n    return x"),
     # the filesystem: solutions, the gradebook, other students, the course package
-    "read_solutions": dict(trick_add=f"import os\nfound = None\nfor root in {SEARCH}:\n"
-                                     "    for folder, dirs, files in os.walk(root):\n"
-                                     "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
-                                     "        for f in files:\n            if f.endswith('.ipynb') and 'solutions' in folder:\n"
-                                     "                found = os.path.join(folder, f)\n"
-                                     "if found:\n    raise SystemExit('found ' + found)"),
-    "rewrite_gradebook": dict(extra_cell=f"import os, sqlite3\nfor root in {SEARCH}:\n"
-                                         "    for folder, dirs, files in os.walk(root):\n"
-                                         "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
-                                         "        if 'gradebook.db' in files:\n"
-                                         "            db = sqlite3.connect(os.path.join(folder, 'gradebook.db'))\n"
-                                         "            db.execute('UPDATE grade SET manual_score = 99')\n            db.commit()"),
-    "vandalise_other_students": dict(extra_cell=f"import os\nfor root in {SEARCH}:\n"
-                                                "    for folder, dirs, files in os.walk(root):\n"
-                                                "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
-                                                "        for f in files:\n            if f == '00_fixture.ipynb':\n"
-                                                "                try:\n                    open(os.path.join(folder, f), 'w').write('{}')\n"
-                                                "                except OSError:\n                    pass"),
+    "read_solutions": dict(trick_add="found = None\n" + walk_files(
+        "for f in files:\n    if f.endswith('.ipynb') and 'solutions' in folder:\n        found = os.path.join(folder, f)")
+        + "if found:\n    raise SystemExit('found ' + found)"),
+    "rewrite_gradebook": dict(extra_cell="import sqlite3\n" + walk_files(
+        "if 'gradebook.db' in files:\n    db = sqlite3.connect(os.path.join(folder, 'gradebook.db'))\n"
+        "    db.execute('UPDATE grade SET manual_score = 99')\n    db.commit()")),
+    "vandalise_other_students": dict(extra_cell=walk_files(
+        "for f in files:\n    if f == '00_fixture.ipynb':\n        try:\n"
+        "            open(os.path.join(folder, f), 'w').write('{}')\n        except OSError:\n            pass")),
     "poison_course_package": dict(extra_cell="import os, attention_course\n"
                                              "path = os.path.join(os.path.dirname(attention_course.__file__), 'checks.py')\n"
                                              "try:\n    open(path, 'a').write('\\nraise SystemExit\\n')\nexcept OSError:\n    pass"),

@@ -2,6 +2,8 @@
 import asyncio
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from jupyter_client.blocking import BlockingKernelClient
@@ -94,9 +96,7 @@ def test_grade_refuses_without_a_sandbox_and_names_the_fix(tmp_path, monkeypatch
     assert grading.Grader(tmp_path / "unsafe", source=FIXTURE_SOURCE, sandbox=False).config.SandboxedExecute.sandbox is False
 
 
-def test_the_unsafe_flag_is_printed_on_every_run(tmp_path):
-    import subprocess
-    import sys
+def test_the_unsafe_flag_is_printed_on_every_run():
     run_ = subprocess.run([sys.executable, "-m", "grader", "grade", "--unsafe-no-sandbox", "--assignment", "nope"],
                           cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
     assert "WARNING: grading WITHOUT a sandbox" in run_.stderr and run_.returncode == 2
