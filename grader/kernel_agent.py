@@ -140,6 +140,21 @@ def _builtin_base(error: BaseException) -> str:
     return "Exception"
 
 
+def _changed_arguments(sent: dict, arguments: list) -> list:
+    """[[position or keyword, new value], ...] for each argument the call changed in place (arrays,
+    lists, dicts): the grader writes them back into its own objects, as if they had been passed by reference."""
+    _, sent_args, sent_kwargs = sent["list"]
+    _, args, kwargs = arguments
+    changed = [[i, now] for i, (before, now) in enumerate(zip(sent_args["list"], pack(args, _other)["list"]))
+               if before != now]
+    sent_by_name = {key: value for key, value in sent_kwargs["dict"]}
+    for key, value in kwargs.items():
+        now = pack(value, _other)
+        if sent_by_name.get(key) != now:
+            changed.append([key, now])
+    return changed
+
+
 def serve(text: str):
     """Carry out one request and display the reply under the grader's MIME type."""
     try:
@@ -148,6 +163,8 @@ def serve(text: str):
         with np.errstate(**request.get("errstate", {})):
             result = OPERATIONS[request["op"]](*arguments)
         reply = {"value": pack(result, _other)}
+        if request["op"] == "call":
+            reply["changed"] = _changed_arguments(request["args"], arguments)
     except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
         frames = traceback.format_exception(type(error), error, error.__traceback__)
         reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),

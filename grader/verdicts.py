@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import operator
+import os
 import sys
 import time
 import traceback
@@ -24,6 +25,7 @@ import numpy as np
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
+from attention_course import kernel_side
 from grader import wire
 from grader.kernel_agent import CALLBACK_PROMPT
 
@@ -38,6 +40,11 @@ MAX_STUDENT_OUTPUT = 20_000
 # only modules the grader has already imported are used, nothing is imported on the kernel's word.
 LIBRARY_PACKAGES = ("keras", "tensorflow", "numpy")
 PLAIN_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__"}
+
+
+def mark_stderr(text: str) -> str:
+    """Error-stream text kept as plain output: each line marked, so it informs without failing the cell."""
+    return "".join(f"[stderr] {line}" for line in str(text).splitlines(True))
 
 
 def install_agent_code() -> str:
@@ -214,6 +221,12 @@ class KernelBridge:
         reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({text!r})")
         if "error" in reply:
             raise student_error(reply["error"])
+        if op == "call":
+            _, call_args, call_kwargs = args
+            for where, tree in reply.get("changed", [])[:100]:
+                original = call_kwargs.get(where) if isinstance(where, str) else \
+                    call_args[where] if isinstance(where, int) and 0 <= where < len(call_args) else None
+                update_in_place(original, self.unpack(tree))
         return self.unpack(reply["value"])
 
     def run_code(self, code: str, timeout: float):
@@ -283,9 +296,7 @@ class KernelBridge:
                 return
 
     def _student_output(self, name, text):
-        if name == "stderr":
-            text = "".join(f"[stderr] {line}" for line in str(text).splitlines(True))
-        self.output(str(text))
+        self.output(mark_stderr(text) if name == "stderr" else str(text))
 
     def _answer_callback(self, prompt: str) -> str:
         if not prompt.startswith(CALLBACK_PROMPT):
@@ -297,6 +308,18 @@ class KernelBridge:
             return wire.dumps({"value": self.pack(value)})
         except Exception as error:  # the student's code sees the failure as a RuntimeError
             return wire.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+def update_in_place(original, new):
+    """Give the test's own array, list or dict the contents the student's call left in its copy."""
+    if isinstance(original, np.ndarray) and isinstance(new, np.ndarray) and original.shape == new.shape \
+            and original.flags.writeable:
+        np.copyto(original, new, casting="unsafe")
+    elif type(original) is list and type(new) is list:
+        original[:] = new
+    elif type(original) is dict and type(new) is dict:
+        original.clear()
+        original.update(new)
 
 
 class Namespace(dict):
@@ -315,18 +338,34 @@ class Namespace(dict):
             raise NameError(f"name {name!r} is not defined") from error
 
 
-class TrustedTests:
-    """Runs the setup cell once and then each test cell in the grader, against one kernel's agent."""
+@contextlib.contextmanager
+def native_stderr_to(path: str):
+    """Send what libraries write to file descriptor 2 (TensorFlow's C++ start-up notices) to `path`."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(target, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
 
-    def __init__(self, bridge: KernelBridge, setup_sources: list):
+
+class TrustedTests:
+    """Runs the setup cell once and then each test cell in the grader, against one kernel's agent.
+
+    What libraries print below Python while the tests run (TensorFlow's notices) goes to `log_path`.
+    """
+
+    def __init__(self, bridge: KernelBridge, setup_sources: list, log_path: str = os.devnull):
         self.bridge = bridge
         self.setup_sources = list(setup_sources)
+        self.log_path = log_path
         self.namespace = None
-        self._stdout = None
 
     def _start(self):
-        from attention_course import kernel_side
-        kernel_side.BRIDGE = self.bridge
         self.namespace = Namespace(self.bridge)
         for index, source in enumerate(self.setup_sources):
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -339,8 +378,10 @@ class TrustedTests:
         self.bridge.deadline = time.monotonic() + timeout
         outputs, result, failure = [], None, None
         stderr = io.StringIO()
+        kernel_side.BRIDGE = self.bridge  # the course's test helpers work through this kernel while the cell runs
         try:
-            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), \
+                    native_stderr_to(self.log_path):
                 if self.namespace is None:
                     self._start()
                 result = self._exec(source, name)
@@ -350,9 +391,9 @@ class TrustedTests:
             failure = error
         finally:
             self.bridge.deadline = None
+            kernel_side.BRIDGE = None
         text = stdout.getvalue()
-        if stderr.getvalue():
-            text += "".join(f"[stderr] {line}" for line in stderr.getvalue().splitlines(True))
+        text += mark_stderr(stderr.getvalue())
         if text:
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
         if failure is not None:

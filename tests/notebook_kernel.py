@@ -2,8 +2,10 @@
 
 The mutant tests use this to swap one answer cell for a wrong (or differently written) answer,
 run that exercise's visible and hidden test cells exactly as written in the notebook, and put the
-original answer back. Pass/fail follows the course's grader: an error fails the cell; stderr
-from a cell that raised nothing does not (see grader/preprocessors.py).
+original answer back. Each test cell is judged twice: in the kernel, as the student's Run and
+Validate see it, and in this process through the grader's own trusted verdicts (grader/verdicts.py),
+as `grade` decides it. Pass/fail follows the course's grader: an error fails the cell; stderr from a
+cell that raised nothing does not (see grader/preprocessors.py).
 """
 import os
 import re
@@ -11,8 +13,11 @@ from dataclasses import dataclass, field
 
 import nbformat
 from jupyter_client import KernelManager
+from jupyter_client.blocking import BlockingKernelClient
 
 from grader.course import SOLUTIONS, course_config, nbgrader_meta
+from grader.preprocessors import SETUP_CELL
+from grader.verdicts import KernelBridge, TrustedTests, install_agent_code
 
 
 
@@ -35,8 +40,9 @@ class CellResult:
 
 @dataclass
 class ExerciseResult:
-    points: float
+    points: float  # as the grader's trusted verdicts give them
     max_points: float
+    kernel_points: float = 0.0  # as the test cells give them in the student's own kernel (Run, Validate)
     failures: dict = field(default_factory=dict)  # grade_id -> message
 
 
@@ -54,8 +60,17 @@ class NotebookKernel:
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=120)
+        bridge_client = BlockingKernelClient()  # its own sockets: a second manager.client() mutes the first's iopub
+        bridge_client.load_connection_info(self.manager.get_connection_info())
+        bridge_client.start_channels()
+        bridge = KernelBridge(bridge_client, is_alive=self.manager.is_alive, interrupt=self.manager.interrupt_kernel,
+                              output=lambda text: None)
+        bridge.run_code(install_agent_code(), timeout=120)
+        setup = [c.source for c in self.notebook.cells if nbgrader_meta(c).get("grade_id") == SETUP_CELL]
+        self.trusted = TrustedTests(bridge, setup)
 
     def close(self):
+        self.trusted.bridge.close()
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=True)
 
@@ -108,11 +123,17 @@ class NotebookKernel:
         for cell in self.test_cells(exercise):
             meta = nbgrader_meta(cell)
             result.max_points += meta["points"]
+            # The grader's verdict first: the kernel's own run of the test may change the notebook's globals.
+            errors = ([o for o in self.trusted.run(cell.source, f"<{meta['grade_id']}>", self.timeout)
+                       if o.output_type == "error"] if defined.ok else [defined.error])
             outcome = self.run(cell.source) if defined.ok else defined
             if outcome.passed:
-                result.points += meta["points"]
+                result.kernel_points += meta["points"]
+            if errors:
+                result.failures[meta["grade_id"]] = "; ".join(
+                    e if isinstance(e, str) else f"{e.ename}: {e.evalue}"[:300] for e in errors)
             else:
-                result.failures[meta["grade_id"]] = outcome.error or f"stderr: {outcome.stderr[:200]}"
+                result.points += meta["points"]
         restored = self.run(self.answer_cell(exercise).source)
         if not restored.ok:
             raise RuntimeError(f"Restoring the answer to {exercise} failed: {restored.error}")

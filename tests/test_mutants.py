@@ -2,7 +2,8 @@
 
 Each module in tests/mutants/ names its assignment (ASSIGNMENT) and gives, per exercise
 (the answer cell's grade_id), WRONG = {exercise: {name: code}} and CORRECT = {exercise: {name: code}}.
-Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py).
+Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py),
+through the grader's trusted verdicts, and must get the same points in the student's own kernel.
 """
 import importlib
 import pkgutil
@@ -45,6 +46,9 @@ def kernels():
 @pytest.mark.parametrize("assignment, kind, exercise, name, code", CASES)
 def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name, code):
     result = kernels(assignment).grade_answer(exercise, code)
+    assert result.kernel_points == result.points, (
+        f"{name!r} for {exercise}: {result.kernel_points} points in the student's own kernel, {result.points} "
+        f"when graded ({result.failures})")
     if kind == "wrong":
         assert result.points < result.max_points, (
             f"Wrong answer {name!r} to {exercise} kept all {result.max_points} points: "

@@ -3,6 +3,14 @@ ASSIGNMENT = "03_date_translation"
 
 WRONG = {
     "string_to_int": {
+        "grows_vocab_with_unknown_characters": '''
+def string_to_int(string, length, vocab):
+    string = string.lower().replace(",", "")
+    for ch in string:
+        vocab.setdefault(ch, vocab["<unk>"])  # changes the caller's vocabulary
+    rep = [vocab[ch] for ch in string[:length]]
+    return rep + [vocab["<pad>"]] * (length - len(rep))
+''',
         "unk_as_string": '''
 def string_to_int(string, length, vocab):
     string = string.lower().replace(",", "")
