@@ -1,4 +1,8 @@
-"""Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export."""
+"""Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export.
+
+The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
+grader.verdicts (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
+"""
 import multiprocessing
 import os
 import shutil
@@ -6,37 +10,25 @@ import subprocess
 import sys
 import time
 import warnings
-import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.plugins import CsvExportPlugin
 from tqdm import tqdm
 
 from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, SOLUTIONS, CourseError, check_assignments,
                            prepare_environment, workspace_config, write_workspace_config)
+from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
+                              register_students, summary_table)
+from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_tree, zips_by_assignment
 from grader.sandbox import sandbox_problem
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
 warnings.filterwarnings("ignore", module="nbgrader.api")
 
-TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
-ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
-
-
-@dataclass
-class Result:
-    student: str
-    assignment: str
-    score: float = 0.0
-    max_score: float = 0.0
-    failed: list = field(default_factory=list)
-    error: str = ""
+__all__ = ["Grader", "Result", "summary_table"]
 
 
 class Grader:
@@ -87,65 +79,12 @@ class Grader:
 
     def take_tree(self, folder: Path, assignments: list) -> list:
         """Copy <folder>/<student>/<assignment>/ into the workspace; return the (student, assignment) pairs."""
-        pairs, ignored = [], []
-        for student_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
-            for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
-                if assignment_dir.name not in assignments:
-                    ignored.append(f"{student_dir.name}/{assignment_dir.name}")
-                    continue
-                target = self.submitted_dir(student_dir.name, assignment_dir.name)
-                if target.exists():
-                    shutil.rmtree(target)
-                shutil.copytree(assignment_dir, target, ignore=self._oversized_files)
-                self._rescue_renamed_notebook(target, assignment_dir.name)
-                pairs.append((student_dir.name, assignment_dir.name))
-        if not pairs:
-            found = ", ".join(ignored[:5]) or "no <student>/<assignment> folders"
-            raise CourseError(
-                f"No submissions found in {folder}: expected {TREE_LAYOUT} or {ZIP_LAYOUT} "
-                f"for one of {', '.join(assignments)}; found {found}"
-            )
-        if ignored:
-            print(f"Skipped folders that are not assignments: {', '.join(ignored)}", file=sys.stderr)
-        return pairs
-
-    def _oversized_files(self, folder: str, names: list) -> list:
-        """Files over CourseDirectory.max_file_size (KB) are left out of grading (nbgrader would copy them)."""
-        limit = self.config.CourseDirectory.max_file_size * 1024
-        skipped = [n for n in names if os.path.isfile(os.path.join(folder, n)) and os.path.getsize(os.path.join(folder, n)) > limit]
-        for name in skipped:
-            print(f"Skipped {os.path.join(folder, name)}: larger than {limit // 1024} KB", file=sys.stderr)
-        return skipped
-
-    @staticmethod
-    def _rescue_renamed_notebook(folder: Path, assignment: str):
-        """A lone notebook under another name ("01_topic (1).ipynb", "Copy1") is graded as the assignment."""
-        expected = folder / f"{assignment}.ipynb"
-        others = sorted(p for p in folder.glob("*.ipynb") if p != expected)
-        if not expected.exists() and len(others) == 1:
-            others[0].rename(expected)
-            print(f"{folder.parent.name}/{assignment}: graded {others[0].name} as {expected.name}", file=sys.stderr)
+        return take_tree(folder, assignments, self.workspace / "submitted", self.config.CourseDirectory.max_file_size)
 
     def take_zips(self, folder: Path, assignments: list) -> list:
         """Put LMS zip downloads through `nbgrader zip_collect`, once per assignment they contain."""
-        zips = sorted(folder.glob("*.zip"))
-        by_assignment = {}
-        for archive in zips:
-            try:
-                names = zipfile.ZipFile(archive).namelist()
-            except zipfile.BadZipFile:
-                print(f"Skipped {archive.name}: not a readable zip file", file=sys.stderr)
-                continue
-            for assignment in assignments:
-                if any(name.endswith(f"_{assignment}.ipynb") for name in names):
-                    by_assignment.setdefault(assignment, []).append(archive)
-        if not by_assignment:
-            raise CourseError(
-                f"None of the {len(zips)} zip files in {folder} holds a notebook named like {ZIP_LAYOUT} "
-                f"for one of {', '.join(assignments)}"
-            )
         pairs = []
-        for assignment, archives in by_assignment.items():
+        for assignment, archives in zips_by_assignment(folder, assignments).items():
             downloaded = self.workspace / "downloaded" / assignment
             if downloaded.exists():
                 shutil.rmtree(downloaded)
@@ -171,50 +110,26 @@ class Grader:
                 break
             time.sleep(1 + attempt)
         if not outcome["success"]:
-            self._record_ungradable(student, assignment)
+            record_ungradable(self.db_url, student, assignment)
         result = self.read_result(student, assignment)
         if not outcome["success"]:
-            result.error = _failure_reason(text)
+            result.error = failure_reason(text)
+            logs = sorted(p.name for p in (self.workspace / "logs").glob(f"{student}-{assignment}.*log"))
+            if logs:
+                result.error += f" (see logs/{', logs/'.join(logs)})"
         return result
 
     def register_students(self, students):
-        """Add every student to the gradebook before the workers start: two workers grading one student's
-        assignments would otherwise both insert the student row, and the second fails on its UNIQUE id."""
-        with Gradebook(self.db_url) as gradebook:
-            for student in sorted(set(students)):
-                gradebook.update_or_create_student(student)
-
-    def _record_ungradable(self, student: str, assignment: str):
-        """A submission nbgrader could not run still gets a row (score 0) in the gradebook and grades.csv."""
-        with Gradebook(self.db_url) as gradebook:
-            gradebook.update_or_create_student(student)
-            try:
-                gradebook.find_submission(assignment, student)
-            except MissingEntry:
-                gradebook.add_submission(assignment, student)
+        register_students(self.db_url, students)
 
     def feedback(self, student: str, assignment: str):
         self.api.generate_feedback(assignment, student, force=True)
 
     def read_result(self, student: str, assignment: str) -> Result:
-        result = Result(student, assignment)
-        with Gradebook(self.db_url) as gradebook:
-            try:
-                submission = gradebook.find_submission(assignment, student)
-            except MissingEntry:
-                result.max_score = gradebook.find_assignment(assignment).max_score
-                return result
-            result.score, result.max_score = submission.score, submission.max_score
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    if grade.auto_score is not None and grade.auto_score < grade.max_score:
-                        result.failed.append(grade.name)
-        return result
+        return read_result(self.db_url, student, assignment)
 
     def export(self, path: Path) -> Path:
-        with Gradebook(self.db_url) as gradebook:
-            CsvExportPlugin(to=str(path)).export(gradebook)
-        return path
+        return export_csv(self.db_url, path)
 
     def feedback_path(self, student: str, assignment: str) -> Path:
         return self.workspace / "feedback" / student / assignment / f"{assignment}.html"
@@ -280,31 +195,3 @@ def _start_worker(workspace: str, source: str, limits: dict):
 
 def _worker_grade(student: str, assignment: str, feedback: bool) -> Result:
     return _grade_one(_worker_grader, student, assignment, feedback)
-
-
-def _failure_reason(text: str) -> str:
-    for markers, reason in ((("NotJSONError", "JSONDecodeError"), "not a valid notebook (unreadable JSON)"),
-                            (("NotebookValidationError",), "not a valid notebook"),
-                            (("No notebooks were matched",), "notebook missing")):
-        if any(marker in text for marker in markers):
-            return reason
-    return _last_line(text)
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
-
-
-def summary_table(results: list) -> str:
-    rows = [("student", "assignment", "score", "failed tests")]
-    for r in sorted(results, key=lambda r: (r.assignment, r.student)):
-        failed = r.error or (", ".join(r.failed) if r.failed else "-")
-        rows.append((r.student, r.assignment, f"{r.score:g} / {r.max_score:g}", failed))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = []
-    for index, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)))
-        if index == 0:
-            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 12)
-    return "\n".join(lines)

@@ -28,7 +28,7 @@ from traitlets import Bool, Integer, List, Unicode
 
 from grader.course import nbgrader_meta
 from grader.sandbox import GradingKernelManager
-from grader.verdicts import KernelBridge, TrustedTests, error_output, install_agent_code
+from grader.verdicts import KernelBridge, TrustedTests, error_output, install_agent_code, mark_stderr
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 
@@ -77,11 +77,16 @@ class SandboxedExecute(Execute):
         km = super().create_kernel_manager()
         km.sandbox, km.memory_mb, km.cpu_seconds = self.sandbox, self.memory_limit_mb, self.cpu_limit_seconds
         km.threads = self.kernel_threads
-        if self.kernel_log_dir:
-            info = (self._resources or {}).get("nbgrader", {})
-            km.log_path = os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-"
-                                                             f"{info.get('notebook', 'notebook')}.log")
+        km.log_path = self._log_path("log")
         return km
+
+    def _log_path(self, suffix: str) -> str:
+        """Where this notebook's kernel (suffix "log") or test cells ("tests.log") write their own notices."""
+        if not self.kernel_log_dir:
+            return ""
+        os.makedirs(self.kernel_log_dir, exist_ok=True)
+        info = (self._resources or {}).get("nbgrader", {})
+        return os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-{info.get('notebook', 'notebook')}.{suffix}")
 
     def preprocess_cell(self, cell, resources, index):
         if self._deaths >= self.max_kernel_deaths:
@@ -121,7 +126,7 @@ class SandboxedExecute(Execute):
             bridge = KernelBridge(client, is_alive=lambda: run_sync(self.km.is_alive)(),
                                   interrupt=lambda: run_sync(self.km.interrupt_kernel)(), output=lambda text: None)
             bridge.run_code(install_agent_code(), timeout=60)
-            self._tests = TrustedTests(bridge, self._trusted["setup"])
+            self._tests = TrustedTests(bridge, self._trusted["setup"], self._log_path("tests.log") or os.devnull)
         return self._tests
 
     def _death_reason(self) -> str:
@@ -317,7 +322,7 @@ class PassingTestsKeepStderr(NbGraderPreprocessor):
                 for output in outputs:
                     if output.output_type == "stream" and output.name == "stderr":
                         output.name = "stdout"
-                        output.text = "".join(f"[stderr] {line}" for line in output.text.splitlines(True))
+                        output.text = mark_stderr(output.text)
         return cell, resources
 
 

@@ -121,7 +121,6 @@ class GradingKernelManager(AsyncKernelManager):
         kw["cwd"] = str(self.box / "work")
         kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **self._kernel_environment}
         if self.log_path:
-            Path(self.log_path).parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self.log_path, "ab")
             kw["stdout"] = kw["stderr"] = self._log
         return await super()._async_pre_start_kernel(**kw)

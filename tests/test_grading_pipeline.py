@@ -174,3 +174,16 @@ def test_exchange_round_trip(tmp_path):
     feedback = list((student_home / FIXTURE / "feedback").glob(f"*/{FIXTURE}.html"))
     assert len(feedback) == 1, f"fetch_feedback brought {feedback}"
     assert f"{FIXTURE} (Score: 2.0 / 5.0)" in feedback[0].read_text()
+
+
+@pytest.mark.slow
+def test_grade_prints_the_progress_bar_and_the_table_and_nothing_of_tensorflow(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "grader", "grade", "--assignment", "01_encoder_decoder",
+                          "--workspace", str(tmp_path / "workspace")], cwd=REPO, capture_output=True, text=True,
+                         env=clean_env())
+    assert run.returncode == 0, run.stderr[-2000:]
+    noise = [line for line in run.stderr.replace("\r", "\n").splitlines()
+             if line.strip() and not line.startswith("Grading")]
+    assert noise == [], f"the console shows more than the progress bar: {noise[:5]}"
+    assert "sample_solved   01_encoder_decoder  20 / 20" in run.stdout
+    assert any((tmp_path / "workspace" / "logs").glob("sample_solved-01_encoder_decoder.*log"))
