@@ -1,7 +1,9 @@
 """Benchmarks that print numbers (nothing here asserts a time).
 
-python -m grader.benchmark notebooks          Run All (full, with training) and one autograde per assignment
-python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: plain sequential
+python -m grader.benchmark notebooks          Run All (full, with training); one solved student autograded by
+                                              stock nbgrader, by `grade` and by `grade --unsafe-no-sandbox`:
+                                              the sandbox's cost, and the time test cells take in the grader
+python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: stock sequential
                                               `nbgrader autograde` against `grade` with parallel workers,
                                               without feedback (the same work) and with it
 """
@@ -20,6 +22,7 @@ from nbgrader.api import Gradebook
 from grader.course import SOLUTIONS, assignments, prepare_environment
 from grader.grading import Grader
 from grader.samples import fill_answers
+from grader.verdicts import TrustedTests
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
 
@@ -52,19 +55,72 @@ def scores(db_url: str) -> dict:
         return {(s.student.id, s.assignment.name): s.score for a in gradebook.assignments for s in a.submissions}
 
 
+def use_stock_nbgrader(grader: Grader):
+    """Point the workspace's nbgrader_config.py at stock nbgrader: its own Execute, no sandbox, tests in the kernel."""
+    config = grader.config
+    (grader.workspace / "nbgrader_config.py").write_text("\n".join([
+        "c = get_config()",
+        f"c.CourseDirectory.root = {str(grader.workspace)!r}",
+        f"c.CourseDirectory.source_directory = {config.CourseDirectory.source_directory!r}",
+        f"c.CourseDirectory.release_directory = {config.CourseDirectory.release_directory!r}",
+        f"c.CourseDirectory.db_url = {config.CourseDirectory.db_url!r}",
+        f"c.Execute.timeout = {config.Execute.timeout!r}",
+        "c.IgnorePattern.enabled = True",
+        f"c.IgnorePattern.pattern = {config.IgnorePattern.pattern!r}",
+        "c.OverwriteCells.add_missing_cells = True", ""]))
+
+
+def stock_autograde_seconds(grader: Grader, names: list) -> float:
+    """Plain sequential `nbgrader autograde` of every submission in the workspace, assignment after assignment."""
+    use_stock_nbgrader(grader)
+    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
+    start = time.perf_counter()
+    for assignment in names:
+        subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
+                       cwd=grader.workspace, env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def timed_test_cells():
+    """Patch TrustedTests.run to add up the time test cells spend in the grader; returns the running total."""
+    total = [0.0]
+    run = TrustedTests.run
+
+    def timed(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            total[0] += time.perf_counter() - start
+    TrustedTests.run = timed
+    return total
+
+
 def notebooks_benchmark(names):
-    print(f"{'assignment':<28}{'Run All (s)':>12}{'autograde 1 student (s)':>26}")
+    """Per assignment, one solved student: Run All, stock nbgrader, `grade` with and without the sandbox."""
+    print(f"{'assignment':<26}{'Run All':>9}{'stock nbgrader':>16}{'grade':>8}{'no sandbox':>12}"
+          f"{'sandbox cost':>14}{'test cells in grader':>22}   (seconds)")
+    test_cells = timed_test_cells()
     for assignment in names:
         run_all = run_all_seconds(assignment)
+        seconds = {}
         with tempfile.TemporaryDirectory() as tmp:
-            grader = Grader(Path(tmp) / "workspace", workers=1)
-            grader.generate(assignment)
-            folder = write_class(Path(tmp), grader.workspace / "release", [assignment], 1)
-            grader.take_tree(folder, [assignment])
-            start = time.perf_counter()
-            result = grader.autograde("student00", assignment)
-            autograde = time.perf_counter() - start
-        print(f"{assignment:<28}{run_all:>12.1f}{autograde:>26.1f}   score {result.score:g}/{result.max_score:g}", flush=True)
+            for label, sandbox in (("stock", True), ("grade", True), ("unsafe", False)):
+                grader = Grader(Path(tmp) / label, workers=1, sandbox=sandbox)
+                grader.generate(assignment)
+                grader.take_tree(write_class(Path(tmp) / label, grader.workspace / "release", [assignment], 1),
+                                 [assignment])
+                if label == "stock":
+                    seconds[label] = stock_autograde_seconds(grader, [assignment])
+                    continue
+                before, start = test_cells[0], time.perf_counter()
+                result = grader.autograde("student00", assignment)
+                seconds[label] = time.perf_counter() - start
+                if sandbox:
+                    seconds["tests"] = test_cells[0] - before
+                    score = f"{result.score:g}/{result.max_score:g}"
+        print(f"{assignment:<26}{run_all:>9.1f}{seconds['stock']:>16.1f}{seconds['grade']:>8.1f}{seconds['unsafe']:>12.1f}"
+              f"{seconds['grade'] - seconds['unsafe']:>14.1f}{seconds['tests']:>22.1f}   score {score}", flush=True)
 
 
 def grading_benchmark(names, students: int, workers: int):
@@ -75,24 +131,7 @@ def grading_benchmark(names, students: int, workers: int):
             sequential.generate(assignment)
         folder = write_class(root, sequential.workspace / "release", names, students)
         sequential.take_tree(folder, names)
-        # The baseline is stock nbgrader: its own Execute, no sandbox, no trusted verdicts.
-        config = sequential.config
-        (sequential.workspace / "nbgrader_config.py").write_text("\n".join([
-            "c = get_config()",
-            f"c.CourseDirectory.root = {str(sequential.workspace)!r}",
-            f"c.CourseDirectory.source_directory = {config.CourseDirectory.source_directory!r}",
-            f"c.CourseDirectory.release_directory = {config.CourseDirectory.release_directory!r}",
-            f"c.CourseDirectory.db_url = {config.CourseDirectory.db_url!r}",
-            f"c.Execute.timeout = {config.Execute.timeout!r}",
-            "c.IgnorePattern.enabled = True",
-            f"c.IgnorePattern.pattern = {config.IgnorePattern.pattern!r}",
-            "c.OverwriteCells.add_missing_cells = True", ""]))
-        env = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
-        start = time.perf_counter()
-        for assignment in names:
-            subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
-                           cwd=sequential.workspace, env=env, check=True, capture_output=True)
-        plain = time.perf_counter() - start
+        plain = stock_autograde_seconds(sequential, names)
 
         timings = {}
         for feedback in (False, True):  # first the same work as the baseline, then the whole `grade`
@@ -101,14 +140,15 @@ def grading_benchmark(names, students: int, workers: int):
             parallel.run(folder, names, progress=False, feedback=feedback)
             timings[feedback] = time.perf_counter() - start
             same = scores(sequential.db_url) == scores(parallel.db_url)
-            print(f"identical scores ({'with' if feedback else 'without'} feedback): {same}", flush=True)
+            print(f"identical scores to stock nbgrader ({'with' if feedback else 'without'} feedback): {same}",
+                  flush=True)
     notebooks = students * len(names)
     print(f"{students} students x {len(names)} assignments = {notebooks} notebooks, {os.cpu_count()} cores")
-    rows = (("plain sequential nbgrader autograde", plain),
+    rows = (("plain sequential nbgrader autograde (stock)", plain),
             (f"grade (sandboxed), {workers} workers, autograde only", timings[False]),
             (f"grade (sandboxed), {workers} workers, + HTML feedback", timings[True]))
     for label, seconds in rows:
-        print(f"{label:<40}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
+        print(f"{label:<52}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
               f"  {plain / seconds:5.2f}x")
 
 
