@@ -22,6 +22,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+import zmq
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
@@ -167,7 +168,7 @@ def is_keras_object(value) -> bool:
     return keras is not None and isinstance(value, (keras.layers.Layer, keras.Model))
 
 
-def keras_copy(value) -> dict:
+def keras_copy(value) -> tuple:
     """A Keras layer or model of the test, sent by value: its config and weights."""
     import keras
     config = json.loads(json.dumps(keras.saving.serialize_keras_object(value),
@@ -186,6 +187,8 @@ class KernelBridge:
         self.deadline = None
         self._proxies = {}
         self._callbacks = []
+        self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel, "shell": client.shell_channel}
+        self._poller = None
 
     # -- values going in and out -----------------------------------------------------------
     def _send(self, value):
@@ -276,14 +279,16 @@ class KernelBridge:
             raise StudentCodeError("the student's kernel gave no answer (was the grader's agent replaced?)")
         return reply or {}
 
-    def _next_message(self):
-        for channel, get in (("iopub", self.client.get_iopub_msg), ("stdin", self.client.get_stdin_msg),
-                             ("shell", self.client.get_shell_msg)):
-            try:
-                return channel, get(timeout=0)
-            except Exception:  # queue.Empty
-                continue
-        time.sleep(0.002)
+    def _next_message(self, wait_ms: int = 200):
+        """(channel, message) from whichever of iopub, stdin and shell has one, waiting up to `wait_ms`."""
+        if self._poller is None:
+            self._poller = zmq.Poller()
+            for channel in self._channels.values():
+                self._poller.register(channel.socket, zmq.POLLIN)
+        ready = dict(self._poller.poll(wait_ms))
+        for name, channel in self._channels.items():
+            if channel.socket in ready:
+                return name, channel.get_msg(timeout=0)
         return None
 
     def _drain(self, msg_id, seconds: float = 10.0):
