@@ -15,8 +15,11 @@ $(INSTALLED): requirements.txt pyproject.toml
 
 install: $(INSTALLED)
 
-lab: install  ## open the course in JupyterLab 4
-	$(BIN)/jupyter lab notebooks/
+# Courses often run as root in a container; Jupyter refuses root without --allow-root.
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab: install  ## open the course in JupyterLab 4: make lab [LAB_ARGS="--port=8890 --no-browser"]
+	$(BIN)/jupyter lab notebooks/ $(LAB_ROOT) $(LAB_ARGS)
 
 test: install  ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest

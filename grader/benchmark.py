@@ -22,7 +22,7 @@ from nbgrader.api import Gradebook
 from grader.course import SOLUTIONS, assignments, prepare_environment
 from grader.grading import Grader
 from grader.samples import fill_answers
-from grader.verdicts import TrustedTests
+from grader.verdicts import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
 
@@ -31,8 +31,9 @@ def run_all_seconds(assignment: str) -> float:
     notebook = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
     env_before = os.environ.pop("NBGRADER_EXECUTION", None)
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=1800, kernel_name="python3",
-                   resources={"metadata": {"path": str(SOLUTIONS / assignment)}}).execute()
+    with native_stderr_to(os.devnull):  # the kernel inherits it: TensorFlow's notices stay off the console
+        NotebookClient(notebook, timeout=1800, kernel_name="python3",
+                       resources={"metadata": {"path": str(SOLUTIONS / assignment)}}).execute()
     if env_before is not None:
         os.environ["NBGRADER_EXECUTION"] = env_before
     return time.perf_counter() - start

@@ -12,14 +12,15 @@ import sys
 import traceback
 
 import numpy as np
-from IPython.display import display
+from comm import create_comm, get_comm_manager
 
 try:  # in the kernel, grader/wire.py's source runs first in this module
     pack  # noqa: B018
 except NameError:  # imported by the grader
-    from grader.wire import MIME, PLAIN_KINDS, dumps, loads, pack, unpack
+    from grader.wire import PLAIN_KINDS, REPLY_TARGET, REQUEST_TARGET, dumps, loads, pack, unpack
 
 _objects = {}
+_requests = {}  # id -> (request text, buffers), as the grader's comm brought them
 _MISSING = object()  # "no such global before": goes to the grader and back as a reference
 CALLBACK_PROMPT = "attention-course-callback:"
 
@@ -37,9 +38,7 @@ def _is_tensor(value) -> bool:
 
 
 def _other(value):
-    if _is_tensor(value):
-        return pack(np.asarray(value), _other)
-    return _describe(value)
+    return np.asarray(value) if _is_tensor(value) else _describe(value)
 
 
 def _callback(number):
@@ -140,33 +139,45 @@ def _builtin_base(error: BaseException) -> str:
     return "Exception"
 
 
-def _changed_arguments(sent: dict, arguments: list) -> list:
+def _snapshot(value):
+    packed = []
+    return pack(value, _other, packed), packed
+
+
+def _changed_arguments(before: dict, args: list, kwargs: dict) -> list:
     """[[position or keyword, new value], ...] for each argument the call changed in place (arrays,
     lists, dicts): the grader writes them back into its own objects, as if they had been passed by reference."""
-    _, sent_args, sent_kwargs = sent["list"]
-    _, args, kwargs = arguments
-    changed = [[i, now] for i, (before, now) in enumerate(zip(sent_args["list"], pack(args, _other)["list"]))
-               if before != now]
-    sent_by_name = {key: value for key, value in sent_kwargs["dict"]}
-    for key, value in kwargs.items():
-        now = pack(value, _other)
-        if sent_by_name.get(key) != now:
-            changed.append([key, now])
-    return changed
+    now = {**dict(enumerate(args)), **kwargs}
+    return [[where, pack(now[where], _other)] for where, snapshot in before.items() if _snapshot(now[where]) != snapshot]
 
 
-def serve(text: str):
-    """Carry out one request and display the reply under the grader's MIME type."""
+def _receive_request(comm, opened):
+    comm.on_msg(lambda message: _requests.__setitem__(
+        message["content"]["data"]["id"], (message["content"]["data"]["request"], message.get("buffers") or [])))
+
+
+get_comm_manager().register_target(REQUEST_TARGET, _receive_request)
+
+
+def serve(request_id: str):
+    """Carry out one request and send the reply, arrays as binary buffers, on a comm the grader reads."""
+    buffers = []
     try:
+        text, request_buffers = _requests.pop(request_id)
         request = loads(text, 1 << 28)
-        arguments = unpack(request["args"], _resolve)
+        arguments = unpack(request["args"], _resolve, [bytes(b) for b in request_buffers])
+        before = {}
+        if request["op"] == "call":  # what each argument held, to send back what the call changed
+            _, args, kwargs = arguments
+            before = {where: _snapshot(value) for where, value in {**dict(enumerate(args)), **kwargs}.items()}
         with np.errstate(**request.get("errstate", {})):
             result = OPERATIONS[request["op"]](*arguments)
-        reply = {"value": pack(result, _other)}
-        if request["op"] == "call":
-            reply["changed"] = _changed_arguments(request["args"], arguments)
+        reply = {"value": pack(result, _other, buffers)}
+        if before:
+            reply["changed"] = _changed_arguments(before, args, kwargs)
     except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
+        buffers = []
         frames = traceback.format_exception(type(error), error, error.__traceback__)
         reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
                            "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}
-    display({MIME: dumps(reply)}, raw=True)
+    create_comm(target_name=REPLY_TARGET, data={"reply": dumps(reply)}, buffers=buffers).close()

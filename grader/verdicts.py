@@ -19,6 +19,7 @@ import os
 import sys
 import time
 import traceback
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ from grader.kernel_agent import CALLBACK_PROMPT
 AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
                 + Path(__file__).with_name("kernel_agent.py").read_text())
-# A reply from the student's kernel larger than this is refused (the model outputs the tests read are small).
+# A reply from the student's kernel larger than this (characters plus array bytes) is refused.
 MAX_REPLY_CHARACTERS = 64 * 2 ** 20
 # Student output kept per test cell.
 MAX_STUDENT_OUTPUT = 20_000
@@ -177,7 +178,7 @@ def keras_copy(value) -> tuple:
 
 
 class KernelBridge:
-    """Requests to the agent in one kernel, over the Jupyter protocol (execute, display, input)."""
+    """Requests to the agent in one kernel, over the Jupyter protocol (execute, comm, input)."""
 
     def __init__(self, client, is_alive, interrupt, output):
         self.client = client  # a started BlockingKernelClient
@@ -187,6 +188,8 @@ class KernelBridge:
         self.deadline = None
         self._proxies = {}
         self._callbacks = []
+        self._reply_buffers = []
+        self._requests, self._comm_id = 0, None
         self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel, "shell": client.shell_channel}
         self._poller = None
 
@@ -220,8 +223,15 @@ class KernelBridge:
 
     # -- one request -----------------------------------------------------------------------
     def request(self, op, *args):
-        text = wire.dumps({"op": op, "args": self.pack(list(args)), "errstate": np.geterr()})
-        reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({text!r})")
+        buffers = []
+        text = wire.dumps({"op": op, "args": wire.pack(list(args), self._send, buffers), "errstate": np.geterr()})
+        self._requests += 1
+        request_id = str(self._requests)
+        if self._comm_id is None:  # one comm for all requests, opened after the agent registered its target
+            self._comm_id = uuid.uuid4().hex
+            self._send_shell("comm_open", {"comm_id": self._comm_id, "target_name": wire.REQUEST_TARGET, "data": {}})
+        self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {"id": request_id, "request": text}}, buffers)
+        reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({request_id!r})")
         if "error" in reply:
             raise student_error(reply["error"])
         if op == "call":
@@ -230,7 +240,10 @@ class KernelBridge:
                 original = call_kwargs.get(where) if isinstance(where, str) else \
                     call_args[where] if isinstance(where, int) and 0 <= where < len(call_args) else None
                 update_in_place(original, self.unpack(tree))
-        return self.unpack(reply["value"])
+        return wire.unpack(reply["value"], self._receive, self._reply_buffers)
+
+    def _send_shell(self, kind: str, content: dict, buffers=None):
+        self.client.session.send(self.client.shell_channel.socket, kind, content, buffers=buffers)
 
     def run_code(self, code: str, timeout: float):
         """Run grader code in the kernel (the agent's installation); its output is dropped."""
@@ -268,8 +281,14 @@ class KernelBridge:
                 self.client.input(self._answer_callback(content.get("prompt", "")))
             elif kind == "stream":
                 self._student_output(content.get("name"), content.get("text", ""))
-            elif kind == "display_data" and wire.MIME in content.get("data", {}):
-                reply = wire.loads(content["data"][wire.MIME], MAX_REPLY_CHARACTERS)
+            elif kind == "comm_open" and content.get("target_name") == wire.REPLY_TARGET:
+                buffers = list(message.get("buffers") or [])
+                size = sum(memoryview(b).nbytes for b in buffers)
+                if size > MAX_REPLY_CHARACTERS:
+                    raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of "
+                                     f"{MAX_REPLY_CHARACTERS:,}")
+                reply = wire.loads(str(content.get("data", {}).get("reply", "")), MAX_REPLY_CHARACTERS)
+                self._reply_buffers = buffers
             elif kind == "error":
                 reply = {"error": {"name": content.get("ename", "Error"), "builtin": "Exception",
                                    "message": content.get("evalue", "")}}

@@ -1,5 +1,8 @@
 """Plain data across the sandbox boundary: JSON, with arrays as .npy bytes (never a pickle).
 
+Both directions carry arrays as binary frames of a comm message (`buffers`), so large arrays cost
+no text encoding; only call-backs and written-back arguments use base64 text.
+
 Both sides use this file: the trusted grader imports it, and its source is sent into the student's
 kernel together with grader/kernel_agent.py. What cannot travel as data is handed to `other`, a
 function of the side that packs: the kernel turns it into a reference to an object it keeps, the
@@ -11,14 +14,18 @@ import json
 
 import numpy as np
 
-MIME = "application/x.attention-course.reply+json"
+REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader's requests
+REPLY_TARGET = "attention-course-reply"  # the comm that carries the agent's replies
 MAX_DEPTH = 40
 # Array kinds that load without pickles: bool, ints, unsigned, floats, complex, bytes and str.
 PLAIN_KINDS = "biufcSU"
 
 
-def pack(value, other, depth=0):
-    """A JSON-ready tree for `value`; `other(value)` packs whatever is not plain data."""
+def pack(value, other, buffers=None, depth=0):
+    """A JSON-ready tree for `value`, arrays appended to `buffers` when given (else inline as base64).
+
+    `other(value)` handles whatever is not plain data: it returns a tree (a dict) or a plain value
+    to pack instead (a tensor as its array)."""
     if depth > MAX_DEPTH:
         raise ValueError("value nested too deeply to send")
     if value is None or type(value) in (bool, str):
@@ -31,18 +38,23 @@ def pack(value, other, depth=0):
             and value.dtype.kind in PLAIN_KINDS:
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(value), allow_pickle=False)
-        return {"npy": base64.b64encode(buffer.getvalue()).decode(), "scalar": isinstance(value, np.generic)}
+        if buffers is None:
+            return {"npy": base64.b64encode(buffer.getvalue()).decode(), "scalar": isinstance(value, np.generic)}
+        buffers.append(buffer.getvalue())
+        return {"npy": len(buffers) - 1, "scalar": isinstance(value, np.generic)}
     if type(value) in (list, tuple):
-        return {type(value).__name__: [pack(item, other, depth + 1) for item in value]}
+        return {type(value).__name__: [pack(item, other, buffers, depth + 1) for item in value]}
     if type(value) is dict:
-        return {"dict": [[pack(k, other, depth + 1), pack(v, other, depth + 1)] for k, v in value.items()]}
+        return {"dict": [[pack(k, other, buffers, depth + 1), pack(v, other, buffers, depth + 1)]
+                         for k, v in value.items()]}
     if type(value) is bytes:
         return {"bytes": base64.b64encode(value).decode()}
-    return other(value)
+    converted = other(value)
+    return converted if isinstance(converted, dict) else pack(converted, other, buffers, depth + 1)
 
 
-def unpack(tree, resolve, depth=0):
-    """The value `pack` made; `resolve(tree)` turns what `other` packed back into an object."""
+def unpack(tree, resolve, buffers=(), depth=0):
+    """The value `pack` made (its arrays in `buffers`); `resolve(tree)` turns what `other` packed back into an object."""
     if depth > MAX_DEPTH:
         raise ValueError("value nested too deeply to read")
     if tree is None or type(tree) in (bool, str, int):
@@ -54,14 +66,15 @@ def unpack(tree, resolve, depth=0):
     if "int" in tree:
         return int(tree["int"])
     if "npy" in tree:
-        array = np.load(io.BytesIO(base64.b64decode(tree["npy"])), allow_pickle=False)
+        data = buffers[tree["npy"]] if type(tree["npy"]) is int else base64.b64decode(tree["npy"])
+        array = np.load(io.BytesIO(data), allow_pickle=False)
         return array[()] if tree.get("scalar") else array
     if "list" in tree:
-        return [unpack(item, resolve, depth + 1) for item in tree["list"]]
+        return [unpack(item, resolve, buffers, depth + 1) for item in tree["list"]]
     if "tuple" in tree:
-        return tuple(unpack(item, resolve, depth + 1) for item in tree["tuple"])
+        return tuple(unpack(item, resolve, buffers, depth + 1) for item in tree["tuple"])
     if "dict" in tree:
-        return {unpack(k, resolve, depth + 1): unpack(v, resolve, depth + 1) for k, v in tree["dict"]}
+        return {unpack(k, resolve, buffers, depth + 1): unpack(v, resolve, buffers, depth + 1) for k, v in tree["dict"]}
     if "bytes" in tree:
         return base64.b64decode(tree["bytes"])
     return resolve(tree)

@@ -239,9 +239,9 @@ TRICKS = {
                                               "get_ipython().display_pub.publish({'text/plain': '5'})"),
     "stderr_from_wrong_answer": dict(trick_add="import sys\nsys.stderr.write('x' * 1000)"),
     # the grader's agent in the kernel
-    "forged_agent_replies": dict(extra_cell="import sys, json\nfrom IPython.display import display\n"
-                                            "def serve(text):\n    display({'application/x.attention-course.reply+json': "
-                                            "json.dumps({'value': True})}, raw=True)\n"
+    "forged_agent_replies": dict(extra_cell="import sys, json\nfrom comm import create_comm\n"
+                                            "def serve(text):\n    create_comm(target_name='attention-course-reply', "
+                                            "data={'reply': json.dumps({'value': True})}).close()\n"
                                             "for name in list(sys.modules):\n    if 'grading_agent' in name:\n"
                                             "        sys.modules[name].serve = serve"),
     "huge_reply": dict(answer_add="import numpy\ndef add(a, b):\n    return numpy.zeros((60, 1024, 1024))"),
