@@ -22,7 +22,7 @@ from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, SOLUTIONS, Co
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_tree, zips_by_assignment
-from grader.sandbox import sandbox_problem
+from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
@@ -189,7 +189,9 @@ _worker_grader = None
 
 
 def _start_worker(workspace: str, source: str, limits: dict):
+    """A worker process: its test cells (NumPy, TensorFlow) share the cores like its kernels do."""
     global _worker_grader
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(limits["kernel_threads"])))
     _worker_grader = Grader(Path(workspace), Path(source), workers=1, **limits)
 
 
