@@ -1,6 +1,7 @@
 """Instructor-side training for notebook 03 (date translation with attention). Students never get this file.
 
-Builds the notebook's architecture (Coursera's NMT-with-attention model, 52,960 parameters), trains
+Builds the notebook's own model (its cells, run by grader/notebook_code.py: Coursera's NMT-with-attention
+model, 52,960 parameters), trains
 it on the committed, seeded date dataset and saves the weights by layer role, so they load into any
 correct student `modelf` whatever its layer names or creation order.
 
@@ -30,9 +31,10 @@ from keras import layers  # noqa: E402
 from attention_course.date_translation import WEIGHTS_FILE, exact_match, predict_indices, save_role_weights  # noqa: E402
 from attention_course.dates import load_dates, normalise  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
+from grader.notebook_code import run_cells  # noqa: E402
 
-TX, TY, N_A, N_S = 30, 10, 32, 64
-LEARNING_RATE, BATCH_SIZE = 0.005, 64  # Coursera used 100; 64 converges in fewer epochs here
+TX, TY = 30, 10
+LEARNING_RATE, BATCH_SIZE = 0.005, 64  # the notebook's compile_model rate; Coursera used batches of 100
 
 
 def encode_pairs(pairs, human_vocab, machine_vocab, Tx=TX):
@@ -47,43 +49,22 @@ def encode_pairs(pairs, human_vocab, machine_vocab, Tx=TX):
     return eye_h[ids], eye_m[targets]
 
 
-def build_model(Tx=TX, Ty=TY, n_a=N_A, n_s=N_S, human_vocab_size=37, machine_vocab_size=11,
-                attention_units=10, stack_outputs=False):
-    """The notebook's model: BiLSTM encoder, shared additive attention, post-attention LSTM.
+def build_model(Tx=TX, Ty=TY, human_vocab_size=37, machine_vocab_size=11, stack_outputs=False):
+    """Notebook 03's own model: its shared layers, `one_step_attention` and `modelf`, run from the solution
+    notebook, then compiled with its `compile_model`. Returns (model, n_s).
 
     stack_outputs: one (m, Ty, machine_vocab_size) output instead of a list of Ty, which trains
     faster on long outputs (grader/train_digit_attention.py).
     """
-    repeator = layers.RepeatVector(Tx)
-    concatenator = layers.Concatenate(axis=-1)
-    densor1 = layers.Dense(attention_units, activation="tanh")
-    densor2 = layers.Dense(1, activation="relu")
-    activator = layers.Softmax(axis=1, name="attention_weights")  # over the Tx axis
-    dotor = layers.Dot(axes=1)
-    post_lstm = layers.LSTM(n_s, return_state=True)
-    output_layer = layers.Dense(machine_vocab_size, activation="softmax")
-
-    X = keras.Input(shape=(Tx, human_vocab_size))
-    s0 = keras.Input(shape=(n_s,), name="s0")
-    c0 = keras.Input(shape=(n_s,), name="c0")
-    a = layers.Bidirectional(layers.LSTM(n_a, return_sequences=True))(X)  # (m, Tx, 2 n_a)
-    s, c, outputs = s0, c0, []
-    for _ in range(Ty):
-        energies = densor2(densor1(concatenator([a, repeator(s)])))  # (m, Tx, 1)
-        context = dotor([activator(energies), a])  # (m, 1, 2 n_a)
-        _, s, c = post_lstm(context, initial_state=[s, c])
-        outputs.append(output_layer(s))  # (m, machine_vocab_size)
+    # The shared-layers cell reads Tx and machine_vocab from the notebook's data cell.
+    cells = run_cells("03_date_translation", ["shared_layers", "one_step_attention", "modelf", "compile_model"],
+                      {"Tx": Tx, "machine_vocab": range(machine_vocab_size)})
+    model = cells["modelf"](Tx, Ty, cells["n_a"], cells["n_s"], human_vocab_size, machine_vocab_size)
     if stack_outputs:
         as_step = layers.Reshape((1, machine_vocab_size))
-        stacked = layers.Concatenate(axis=1)([as_step(y) for y in outputs])  # (m, Ty, machine_vocab_size)
-        return keras.Model(inputs=[X, s0, c0], outputs=stacked)
-    return keras.Model(inputs=[X, s0, c0], outputs=outputs)
-
-
-def compile_model(model, learning_rate=LEARNING_RATE):
-    optimizer = keras.optimizers.Adam(learning_rate=learning_rate, beta_1=0.9, beta_2=0.999)
-    model.compile(optimizer=optimizer, loss="categorical_crossentropy")
-    return model
+        stacked = layers.Concatenate(axis=1)([as_step(y) for y in model.outputs])  # (m, Ty, machine_vocab_size)
+        model = keras.Model(model.inputs, stacked)
+    return cells["compile_model"](model), cells["n_s"]
 
 
 def learning_rate_at(epoch, epochs, base=LEARNING_RATE, constant_fraction=0.5):
@@ -102,8 +83,8 @@ def train(epochs, seed, budget=None, verbose=1, batch_size=BATCH_SIZE, constant_
     X, Y = encode_pairs(data.train, hv, mv)
     Xd, Yd = encode_pairs(data.dev, hv, mv)
     Xt, Yt = encode_pairs(data.test, hv, mv)
-    model = compile_model(build_model(human_vocab_size=len(hv), machine_vocab_size=len(mv)))
-    zeros = np.zeros((len(X), N_S), dtype="float32")
+    model, n_s = build_model(human_vocab_size=len(hv), machine_vocab_size=len(mv))
+    zeros = np.zeros((len(X), n_s), dtype="float32")
     start, best, history = time.perf_counter(), (-1.0, None), []
     for epoch in range(epochs):
         model.optimizer.learning_rate.assign(learning_rate_at(epoch, epochs, constant_fraction=constant_fraction))

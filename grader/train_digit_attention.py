@@ -30,10 +30,13 @@ from attention_course.seeding import set_seed  # noqa: E402
 from grader.train_date_translation import build_model as build_date_model  # noqa: E402
 
 
-def build_model(Tx=ds.TX, Ty=ds.TY, n_a=32, n_s=64, vocab_size=ds.VOCAB_SIZE, attention_units=10):
-    """Notebook 03's model sized for the digit task; its Ty outputs stacked into one (m, Ty, vocab) tensor."""
-    return build_date_model(Tx, Ty, n_a, n_s, human_vocab_size=vocab_size, machine_vocab_size=vocab_size,
-                            attention_units=attention_units, stack_outputs=True)
+def build_model(Tx=ds.TX, Ty=ds.TY, vocab_size=ds.VOCAB_SIZE):
+    """Notebook 03's own model sized for the digit task, its Ty outputs stacked into one (m, Ty, vocab) tensor;
+    returns (model, n_s)."""
+    model, n_s = build_date_model(Tx, Ty, human_vocab_size=vocab_size, machine_vocab_size=vocab_size,
+                                  stack_outputs=True)
+    model.compile(optimizer=keras.optimizers.Adam(0.005), loss="sparse_categorical_crossentropy")
+    return model, n_s
 
 
 def predict_ids(model, X, n_s):
@@ -44,28 +47,25 @@ def predict_ids(model, X, n_s):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--epochs", type=int, default=16)
-    parser.add_argument("--n-a", type=int, default=32)
-    parser.add_argument("--n-s", type=int, default=64)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     set_seed(args.seed)
     train, dev, test = (ds.load_arrays(split) for split in ds.SPLITS)
-    model = build_model(n_a=args.n_a, n_s=args.n_s)
-    model.compile(optimizer=keras.optimizers.Adam(0.005), loss="sparse_categorical_crossentropy")
-    zeros = np.zeros((len(train.X), args.n_s), dtype="float32")
+    model, n_s = build_model()
+    zeros = np.zeros((len(train.X), n_s), dtype="float32")
     start, best = time.perf_counter(), (-1.0, None)
     for epoch in range(args.epochs):
         rate = 0.005 if epoch < args.epochs // 2 else 0.005 * 0.5 ** ((epoch - args.epochs // 2 + 1) / 2)
         model.optimizer.learning_rate.assign(rate)
         fit = model.fit([train.X, zeros, zeros], train.Y, batch_size=100, epochs=1, verbose=0)
-        dev_acc = ds.exact_match(predict_ids(model, dev.X, args.n_s), dev.Y).mean()
+        dev_acc = ds.exact_match(predict_ids(model, dev.X, n_s), dev.Y).mean()
         print(f"epoch {epoch + 1:2d}  {time.perf_counter() - start:6.0f} s  lr {rate:.5f}  "
               f"loss {fit.history['loss'][0]:.4f}  dev exact match {dev_acc:.4f}", flush=True)
         if dev_acc >= best[0]:
             best = (dev_acc, model.get_weights())
     model.set_weights(best[1])
-    curve = accuracy_by_length("attention", test.lengths, predict_ids(model, test.X, args.n_s), test.Y)
+    curve = accuracy_by_length("attention", test.lengths, predict_ids(model, test.X, n_s), test.Y)
     for length, acc in zip(curve.lengths, curve.exact_match):
         print(f"  length {length:2d}: exact match {acc:.2f}")
     print(f"test exact match {curve.exact_match.mean():.4f}, wall time {time.perf_counter() - start:.0f} s")

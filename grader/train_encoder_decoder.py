@@ -1,6 +1,6 @@
 """Instructor only: train notebook 01's encoder-decoder (no attention) and ship its weights and curve.
 
-Trains the fixed-context model of `build_seq2seq` on the digit-reversal task (attention_course.digit_strings),
+Trains the fixed-context model of the notebook's own `build_seq2seq` (its cell, run by grader/notebook_code.py) on the digit-reversal task (attention_course.digit_strings),
 then writes
 - datasets/encoder_decoder/seq2seq_weights.npz: the weights in `model.get_weights()` order, which the
   notebook loads into the student's own model (same architecture, so the same order and shapes);
@@ -23,18 +23,15 @@ from attention_course import digit_strings as ds  # noqa: E402
 from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
 from attention_course.paths import datasets_dir  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
+from grader.notebook_code import run_cells  # noqa: E402
 
 N_A, N_S = 64, 64
 WEIGHTS = "encoder_decoder/seq2seq_weights.npz"
 
 
-def reference_seq2seq(Tx, Ty, n_a, n_s, in_vocab_size, out_vocab_size):
-    X = keras.Input(shape=(Tx, in_vocab_size))  # (batch, Tx, in_vocab)
-    context = keras.layers.LSTM(n_a)(X)  # (batch, n_a): the last hidden state is C
-    repeated = keras.layers.RepeatVector(Ty)(context)  # (batch, Ty, n_a)
-    states = keras.layers.LSTM(n_s, return_sequences=True)(repeated)  # (batch, Ty, n_s)
-    probs = keras.layers.Dense(out_vocab_size, activation="softmax")(states)  # (batch, Ty, out_vocab)
-    return keras.Model(X, probs)
+def build_seq2seq(*sizes):
+    """Notebook 01's own `build_seq2seq`, run from the solution notebook."""
+    return run_cells("01_encoder_decoder", ["build_seq2seq"])["build_seq2seq"](*sizes)
 
 
 def main():
@@ -48,7 +45,7 @@ def main():
 
     set_seed(args.seed)
     train, dev, test = (ds.load_arrays(split) for split in ("train", "dev", "test"))
-    model = reference_seq2seq(ds.TX, ds.TY, N_A, N_S, ds.VOCAB_SIZE, ds.VOCAB_SIZE)
+    model = build_seq2seq(ds.TX, ds.TY, N_A, N_S, ds.VOCAB_SIZE, ds.VOCAB_SIZE)
     model.compile(optimizer=keras.optimizers.Adam(args.lr, clipnorm=1.0),
                   loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     start = time.perf_counter()

@@ -1,0 +1,31 @@
+"""Run a solution notebook's own cells outside Jupyter.
+
+The training scripts (and some tests) build the course's reference models from the solution
+notebooks' cells, picked by their nbgrader grade_id, so each model has one source: the notebook.
+Students never receive this file or the solutions it reads.
+"""
+import contextlib
+import io
+
+import nbformat
+
+from grader.course import SOLUTIONS, nbgrader_meta
+
+
+def run_cells(assignment: str, grade_ids, namespace=None, setup=True) -> dict:
+    """Execute the setup cell (unless setup=False) and then the cells with these grade_ids, in the
+    order given, in `namespace` (a fresh dict by default); return the namespace.
+
+    Values the cells read from earlier notebook cells (sizes, vocabularies) go in `namespace`.
+    """
+    notebook = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+    cells = {nbgrader_meta(cell).get("grade_id"): cell for cell in notebook.cells}
+    wanted = (["setup"] if setup else []) + list(grade_ids)
+    missing = [grade_id for grade_id in wanted if grade_id not in cells]
+    if missing:
+        raise KeyError(f"{assignment} has no cell with grade_id {', '.join(missing)}")
+    namespace = {} if namespace is None else namespace
+    for grade_id in wanted:
+        with contextlib.redirect_stdout(io.StringIO()):  # the setup cell prints its versions line
+            exec(compile(cells[grade_id].source, f"{assignment} cell {grade_id}", "exec"), namespace)
+    return namespace
