@@ -21,7 +21,7 @@ from nbgrader.api import Gradebook
 
 from grader.course import SOLUTIONS, assignments, prepare_environment
 from grader.grading import Grader
-from grader.samples import fill_answers
+from grader.samples import write_samples
 from grader.verdicts import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
@@ -41,13 +41,8 @@ def run_all_seconds(assignment: str) -> float:
 
 def write_class(root: Path, release: Path, names: list, students: int) -> Path:
     folder = root / "class"
-    for assignment in names:
-        student_nb = nbformat.read(release / assignment / f"{assignment}.ipynb", as_version=4)
-        source_nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
-        for index in range(students):
-            target = folder / f"student{index:02d}" / assignment
-            target.mkdir(parents=True)
-            nbformat.write(fill_answers(student_nb, source_nb, MIX[index % len(MIX)]), target / f"{assignment}.ipynb")
+    write_samples(release, SOLUTIONS, names, folder,
+                  {f"student{index:02d}": MIX[index % len(MIX)] for index in range(students)})
     return folder
 
 

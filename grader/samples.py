@@ -40,13 +40,16 @@ def fill_answers(student_notebook, source_notebook, fraction: float = 1.0):
     return filled
 
 
-def write_samples(release_dir: Path, source_dir: Path, assignments: list, target: Path) -> list:
-    """Write target/<student>/<assignment>/<assignment>.ipynb for every sample student; return the students."""
+def write_samples(release_dir: Path, source_dir: Path, assignments: list, target: Path,
+                  students: dict = SAMPLE_STUDENTS) -> list:
+    """Write target/<student>/<assignment>/<assignment>.ipynb for every student (name -> fraction of the
+    exercises solved); return the students. The one writer of simulated classes: `grade`'s sample class,
+    the benchmark's class and the tests' solved and untouched students."""
     for assignment in assignments:
         student_nb = nbformat.read(release_dir / assignment / f"{assignment}.ipynb", as_version=4)
         source_nb = nbformat.read(source_dir / assignment / f"{assignment}.ipynb", as_version=4)
-        for student, fraction in SAMPLE_STUDENTS.items():
+        for student, fraction in students.items():
             folder = target / student / assignment
             folder.mkdir(parents=True, exist_ok=True)
             nbformat.write(fill_answers(student_nb, source_nb, fraction), folder / f"{assignment}.ipynb")
-    return list(SAMPLE_STUDENTS)
+    return list(students)

@@ -2,13 +2,12 @@
 a solved notebook gets full marks and an untouched one 0."""
 import time
 
-import nbformat
 import pytest
 from nbclient import NotebookClient
 
 from grader.grading import Grader
-from grader.samples import fill_answers
-from tests.course_files import ASSIGNMENTS, SOLUTIONS, source_notebook, student_notebook
+from grader.samples import write_samples
+from tests.course_files import ASSIGNMENTS, NOTEBOOKS, SOLUTIONS, source_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")]
 
@@ -30,12 +29,7 @@ def graded(tmp_path_factory):
     """Autograde a solved and an untouched copy of every assignment in one workspace."""
     root = tmp_path_factory.mktemp("course_grading")
     submissions = root / "submissions"
-    for assignment in ASSIGNMENTS:
-        for student, fraction in (("solved", 1.0), ("untouched", 0.0)):
-            folder = submissions / student / assignment
-            folder.mkdir(parents=True)
-            notebook = fill_answers(student_notebook(assignment), source_notebook(assignment), fraction)
-            nbformat.write(notebook, folder / f"{assignment}.ipynb")
+    write_samples(NOTEBOOKS, SOLUTIONS, ASSIGNMENTS, submissions, {"solved": 1.0, "untouched": 0.0})
     results = Grader(root / "workspace").run(submissions, progress=False)
     return {(r.student, r.assignment): r for r in results}
 
