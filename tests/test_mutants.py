@@ -24,9 +24,6 @@ CASES = [
     for name, code in answers.items()
 ]
 
-pytestmark = pytest.mark.slow
-
-
 @pytest.fixture(scope="session")
 def kernels():
     started = {}
@@ -43,6 +40,7 @@ def kernels():
         kernel.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment, kind, exercise, name, code", CASES)
 def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name, code):
     result = kernels(assignment).grade_answer(exercise, code)
