@@ -126,6 +126,11 @@ WRONG = {
         ids[:, i] = np.argmax(y_hat, axis=-1)
         y = y_hat
     return ids'''),
+        "feeds_back_tokens_above_one_half": _GREEDY.format(body=_GREEDY_START + '''    for i in range(Ty):
+        s, y_hat = decoder_step(y, s, context, params)
+        ids[:, i] = np.argmax(y_hat, axis=-1)
+        y = (y_hat > 0.5).astype(float)  # a one-hot only while the top probability is above one half
+    return ids'''),
         "state_not_carried": _GREEDY.format(body=_GREEDY_START + '''    for i in range(Ty):
         _, y_hat = decoder_step(y, s, context, params)
         ids[:, i] = np.argmax(y_hat, axis=-1)

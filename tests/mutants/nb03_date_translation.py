@@ -17,6 +17,12 @@ def string_to_int(string, length, vocab):
     rep = [vocab.get(ch, "<unk>") for ch in string[:length]]
     return rep + [vocab["<pad>"]] * (length - len(rep))
 ''',
+        "strips_whitespace": '''
+def string_to_int(string, length, vocab):
+    string = string.strip().lower().replace(",", "")
+    rep = [vocab.get(ch, vocab["<unk>"]) for ch in string[:length]]
+    return rep + [vocab["<pad>"]] * (length - len(rep))
+''',
         "no_lower_case": '''
 def string_to_int(string, length, vocab):
     string = string.replace(",", "")

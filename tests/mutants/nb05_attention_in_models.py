@@ -94,21 +94,28 @@ def _cnn(padding='"same"', activation='"relu"', attention='"attention"', layer="
 
 
 _HAN = '''
-def build_han(vocab_size, n_sentences, n_words, n_classes, embed_dim=16, attention_units=16):
+def build_han(vocab_size, n_sentences, n_words, n_classes, embed_dim=16, gru_units=8, attention_units=16):
     ids = keras.Input(shape=(n_sentences, n_words), dtype="int32")
     words = layers.Embedding(vocab_size, embed_dim, mask_zero=MASK)(ids)
+    word_states = WORD_ENCODER
     sentences, word_weights = AttentionPooling(attention_units, name="word_attention")(WORDS, return_weights=True)
     sentence_mask = SENTENCE_MASK
+    sentence_states = SENTENCE_ENCODER
     document, sentence_weights = AttentionPooling(attention_units, name="sentence_attention")(
-        sentences, mask=sentence_mask, return_weights=True)
+        sentence_states, mask=sentence_mask, return_weights=True)
     probabilities = layers.Dense(n_classes, activation="softmax")(document)
     return keras.Model(ids, probabilities), keras.Model(ids, OUTPUTS)
 '''
+_WORD_ENCODER = ('layers.TimeDistributed(layers.Bidirectional(layers.GRU(gru_units, return_sequences=True)), '
+                 'name="word_encoder")(words)')
+_SENTENCE_ENCODER = ('layers.Bidirectional(layers.GRU(gru_units, return_sequences=True), name="sentence_encoder")('
+                     'sentences, mask=sentence_mask)')
 
 
-def _han(mask="True", words="words", sentence_mask="ops.any(ops.not_equal(ids, 0), axis=-1)",
-         outputs="[word_weights, sentence_weights]"):
-    return (_HAN.replace("SENTENCE_MASK", sentence_mask).replace("MASK", mask).replace("WORDS", words)
+def _han(mask="True", words="word_states", sentence_mask="ops.any(ops.not_equal(ids, 0), axis=-1)",
+         outputs="[word_weights, sentence_weights]", word_encoder=_WORD_ENCODER, sentence_encoder=_SENTENCE_ENCODER):
+    return (_HAN.replace("SENTENCE_MASK", sentence_mask).replace("SENTENCE_ENCODER", sentence_encoder)
+            .replace("WORD_ENCODER", word_encoder).replace("MASK", mask).replace("WORDS", words)
             .replace("OUTPUTS", outputs))
 
 
@@ -198,7 +205,17 @@ return (context, weights) if return_weights else context
     "build_han": {
         "mask_zero_missing": _han(mask="False"),
         "no_sentence_mask": _han(sentence_mask="None"),
-        "words_and_sentences_swapped": _han(words="ops.transpose(words, (0, 2, 1, 3))"),
+        "words_and_sentences_swapped": _han(words="ops.transpose(word_states, (0, 2, 1, 3))"),
+        "no_word_encoder": _han(word_encoder="words"),
+        "no_sentence_encoder": _han(sentence_encoder="sentences"),
+        "unidirectional_word_encoder": _han(word_encoder='layers.TimeDistributed(layers.GRU(2 * gru_units, '
+                                                         'return_sequences=True), name="word_encoder")(words)'),
+        "sentence_encoder_without_mask": _han(sentence_encoder=_SENTENCE_ENCODER.replace(", mask=sentence_mask", "")),
+        "gru_units_from_embed_dim": _han(word_encoder=_WORD_ENCODER.replace("GRU(gru_units", "GRU(embed_dim"),
+                                         sentence_encoder=_SENTENCE_ENCODER.replace("GRU(gru_units", "GRU(embed_dim")),
+        "encoders_return_last_state_only": _han(
+            sentence_encoder='layers.RepeatVector(n_sentences)(layers.Bidirectional(layers.GRU(gru_units), '
+                             'name="sentence_encoder")(sentences, mask=sentence_mask))'),
         "weights_outputs_swapped": _han(outputs="[sentence_weights, word_weights]"),
     },
     "spatial_attention": {
@@ -266,17 +283,37 @@ def build_cnn_attention_classifier(vocab_size, n_classes, pooling="attention", e
     },
     "build_han": {
         "explicit_masks": '''
-def build_han(vocab_size, n_sentences, n_words, n_classes, embed_dim=16, attention_units=16):
+def build_han(vocab_size, n_sentences, n_words, n_classes, embed_dim=16, gru_units=8, attention_units=16):
     ids = keras.Input(shape=(n_sentences, n_words), dtype="int32")
     word_mask = ops.not_equal(ids, 0)
     words = layers.Embedding(vocab_size, embed_dim, mask_zero=True)(ids)
+    encoder = layers.TimeDistributed(layers.Bidirectional(layers.GRU(gru_units, return_sequences=True)),
+                                     name="word_encoder")
     word_pool = AttentionPooling(attention_units, name="word_attention")
     sentence_pool = AttentionPooling(attention_units, name="sentence_attention")
-    sentences, alpha = word_pool(words, mask=word_mask, return_weights=True)
-    document, beta = sentence_pool(sentences, mask=ops.max(ops.cast(word_mask, "int32"), axis=-1) > 0,
-                                   return_weights=True)
+    sentences, alpha = word_pool(encoder(words, mask=word_mask), mask=word_mask, return_weights=True)
+    sentence_mask = ops.max(ops.cast(word_mask, "int32"), axis=-1) > 0
+    states = layers.Bidirectional(layers.GRU(gru_units, return_sequences=True), name="sentence_encoder")(
+        sentences, mask=sentence_mask)
+    document, beta = sentence_pool(states, mask=sentence_mask, return_weights=True)
     out = layers.Dense(n_classes, activation="softmax")(document)
     return keras.Model(ids, out), keras.Model(ids, [alpha, beta])
+''',
+        "sentences_flattened_into_the_batch": '''
+def build_han(vocab_size, n_sentences, n_words, n_classes, embed_dim=16, gru_units=8, attention_units=16):
+    ids = keras.Input(shape=(n_sentences, n_words), dtype="int32")
+    flat_ids = ops.reshape(ids, (-1, n_words))  # (batch * S, W): each sentence on its own
+    words = layers.Embedding(vocab_size, embed_dim, mask_zero=True)(flat_ids)
+    states = layers.Bidirectional(layers.GRU(gru_units, return_sequences=True), name="word_encoder")(words)
+    sentences, alpha = AttentionPooling(attention_units, name="word_attention")(states, return_weights=True)
+    sentences = ops.reshape(sentences, (-1, n_sentences, 2 * gru_units))
+    alpha = ops.reshape(alpha, (-1, n_sentences, n_words))
+    sentence_mask = ops.any(ops.not_equal(ids, 0), axis=-1)
+    sentence_states = layers.Bidirectional(layers.GRU(gru_units, return_sequences=True), name="sentence_encoder")(
+        sentences, mask=sentence_mask)
+    document, beta = AttentionPooling(attention_units, name="sentence_attention")(
+        sentence_states, mask=sentence_mask, return_weights=True)
+    return keras.Model(ids, layers.Dense(n_classes, activation="softmax")(document)), keras.Model(ids, [alpha, beta])
 ''',
     },
     "spatial_attention": {
