@@ -7,6 +7,7 @@ whatever its layer names or the order its layers were created in.
 import numpy as np
 
 from attention_course.datafiles import verified_path
+from attention_course.prediction import predict_in_chunks
 from attention_course.kernel_side import beside_the_model
 
 WEIGHTS_FILE = "date_translation/date_model_weights.npz"
@@ -60,19 +61,11 @@ def load_date_weights(model, relative=WEIGHTS_FILE):
 
 
 def run_eagerly(model, X, batch_size=2048):
-    """The model's outputs for X with s0 = c0 = 0, as a list of arrays (one per output).
-
-    Calls the model directly in chunks: for a few thousand examples this is faster than
-    `model.predict`, which first traces a graph of the whole unrolled model.
-    """
-    chunks = []
-    for start in range(0, len(X), batch_size):
-        x = np.asarray(X[start:start + batch_size], dtype="float32")
-        zeros = [np.zeros((len(x),) + tuple(int(d) for d in t.shape[1:]), dtype="float32") for t in model.inputs[1:]]
-        outputs = model([x] + zeros, training=False)
-        outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-        chunks.append([np.asarray(o) for o in outputs])
-    return [np.concatenate(parts, axis=0) for parts in zip(*chunks)]
+    """The model's outputs for X with s0 = c0 = 0, as a list of arrays (one per output)."""
+    X = np.asarray(X, dtype="float32")
+    zeros = [np.zeros((len(X),) + tuple(int(d) for d in t.shape[1:]), dtype="float32") for t in model.inputs[1:]]
+    outputs = predict_in_chunks(model, [X] + zeros, batch_size)
+    return outputs if isinstance(outputs, list) else [outputs]
 
 
 def predict_indices(model, X, batch_size=2048):
@@ -118,43 +111,3 @@ def dev_exact_match_callback(X, Y):
             self.scores.append(exact_match(self.model, X, Y))
 
     return DevExactMatch()
-
-
-def draw_attention_step(ax=None):
-    """Schematic of one attention step of the date model (what `one_step_attention` computes)."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.8))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(0, 6)
-    ax.axis("off")
-
-    def box(x, y, text, colour="#dde8f5", width=1.3):
-        ax.text(x, y, text, ha="center", va="center", fontsize=10,
-                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1, alpha=1.0))
-
-    def arrow(x0, y0, x1, y1):
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
-
-    inputs = [r"$a^{\langle 1\rangle}$", r"$a^{\langle 2\rangle}$", r"$\cdots$", r"$a^{\langle T_x\rangle}$"]
-    xs = [1.0, 2.4, 3.8, 5.2]
-    for x, label in zip(xs, inputs):
-        box(x, 0.6, label)
-        arrow(x, 0.95, x, 1.75)
-        box(x, 2.1, "Dense tanh\nDense relu", "#f5ecd9")
-        arrow(x, 2.5, x, 3.15)
-    box(3.1, 3.5, r"softmax over $t'$  $\rightarrow$  $\alpha^{\langle t,1\rangle} \dots \alpha^{\langle t,T_x\rangle}$",
-        "#e3f1df", 4.5)
-    box(8.2, 2.1, r"$s^{\langle t-1\rangle}$" + "\n" + r"(RepeatVector $T_x$," + "\n"
-        + r"concatenated to each $a^{\langle t'\rangle}$)",
-        "#f3e0e8")
-    arrow(7.1, 2.1, 5.95, 2.1)
-    arrow(3.1, 3.85, 3.1, 4.55)
-    box(3.1, 4.9, r"context$^{\langle t\rangle} = \sum_{t'} \alpha^{\langle t,t'\rangle} a^{\langle t'\rangle}$",
-        "#e3f1df", 4.5)
-    arrow(5.0, 4.9, 6.9, 4.9)
-    box(8.2, 4.9, "post-attention LSTM\n" + r"$\rightarrow s^{\langle t\rangle},\ \hat y^{\langle t\rangle}$",
-        "#f3e0e8")
-    ax.set_title("One attention step: which input characters matter for output character t?")
-    return ax

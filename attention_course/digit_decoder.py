@@ -25,6 +25,7 @@ import numpy as np
 
 from attention_course import digit_strings as ds
 from attention_course.datafiles import verified_path
+from attention_course.prediction import predict_in_chunks
 
 END_ID = ds.PAD_ID
 START_ID = ds.VOCAB_SIZE
@@ -86,10 +87,8 @@ class DigitStepper:
 
     def initial_states(self, X):
         """Decoder start states for a batch of one-hot sources (n, TX, 11): (n, 2 * units)."""
-        # Direct calls in chunks: `predict` retraces (and warns) when called with many batch sizes.
         X = np.asarray(X, dtype=np.float32)
-        return np.concatenate([np.asarray(self.encoder(X[i:i + 500]), dtype=np.float64)
-                               for i in range(0, len(X), 500)]).reshape(len(X), 2 * self.units)
+        return np.asarray(predict_in_chunks(self.encoder, X), dtype=np.float64).reshape(len(X), 2 * self.units)
 
     def step(self, token_ids, states):
         """Log-probabilities of the next token (k, 11) and the new states (k, 2 * units)."""

@@ -1,0 +1,150 @@
+"""The course's schematic diagrams (boxes and arrows, no data), one function per picture.
+
+Every notebook draws its diagrams from here, in the course's colormap, so they look alike.
+"""
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from attention_course.heatmaps import COLORMAP
+
+
+def draw_encoder_decoder(source, target, highlight=None, ax=None, title=None):
+    """Encoder cells a_t over the source tokens, the context C, decoder cells s_i under the target tokens
+    (notebook 01). `highlight` (\"cell\", \"encoder\", \"context\", \"step\", \"feedback\") colours one part."""
+    colours = plt.get_cmap(COLORMAP)([0.25, 0.85])
+    plain, marked = "#f2f2f2", colours[1]
+    m, n = len(source), len(target)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.1 * (m + n) + 2.5, 3.4))
+    ax.set_xlim(-0.8, m + n + 1.4)
+    ax.set_ylim(-2.0, 2.1)
+    ax.axis("off")
+
+    def box(x, y, text, on):
+        ax.add_patch(FancyBboxPatch((x - 0.32, y - 0.28), 0.64, 0.56, boxstyle="round,pad=0.04",
+                                    facecolor=marked if on else plain, edgecolor="black"))
+        ax.text(x, y, text, ha="center", va="center", fontsize=11)
+
+    def arrow(start, end, on=False, rad=0.0):
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12,
+                                     connectionstyle=f"arc3,rad={rad}",
+                                     color=colours[0] if on else "grey", lw=2.2 if on else 1.0))
+
+    c_x = m + 0.2
+    decoder_x = [m + 1.4 + i for i in range(n)]
+    for t, token in enumerate(source):
+        on = highlight == "encoder" or (highlight == "cell" and t == 1)
+        ax.text(t, -1.45, token, ha="center", va="center", fontsize=12, fontweight="bold")
+        arrow((t, -1.25), (t, -0.32), on)
+        box(t, 0, f"$a_{{{t + 1}}}$", on)
+        if t + 1 < m:
+            arrow((t + 0.34, 0), (t + 0.66, 0), highlight == "encoder" or (highlight == "cell" and t == 0))
+    arrow((m - 1 + 0.34, 0), (c_x - 0.34, 0), highlight == "encoder")
+    box(c_x, 0, "$C$", highlight == "context")
+    for i, (x, token) in enumerate(zip(decoder_x, target)):
+        on = highlight == "step" and i == 1
+        box(x, 0, f"$s_{{{i + 1}}}$", on or highlight == "feedback")
+        arrow((c_x + 0.1, -0.3), (x - 0.1, -0.3), highlight in ("context", "step") and (highlight == "context" or i == 1),
+              rad=0.35 if i else 0.0)
+        if i:
+            arrow((x - 0.66, 0), (x - 0.34, 0), on)
+        arrow((x, 0.32), (x, 1.2), on)
+        ax.text(x, 1.45, token, ha="center", va="center", fontsize=12, fontweight="bold")
+        if i == 0:  # the start token plays the part of y_0
+            ax.text(x - 0.75, 1.45, "<go>", ha="center", va="center", fontsize=10, color="grey")
+        arrow((x - 1 + 0.15 if i else x - 0.65, 1.3), (x - 0.2, 0.3),
+              highlight == "feedback" or (highlight == "step" and i == 1), rad=-0.25)
+    ax.text((m - 1) / 2, 1.2, "encoder  $C = F(x_1, \\dots, x_m)$", ha="center", fontsize=11)
+    ax.text(decoder_x[0] + (n - 1) / 2, -1.75, "decoder  $y_i = g(C, y_1, \\dots, y_{i-1})$",
+            ha="center", fontsize=11)
+    ax.text(-0.75, -1.45, "input", ha="right", va="center", fontsize=10)
+    ax.text(decoder_x[-1] + 0.55, 1.45, "output", ha="left", va="center", fontsize=10)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def draw_layer_pipeline(stages, highlight=None, ax=None, title=None):
+    """Boxes for a chain of layers, each with its output shape underneath; `highlight` is the index of the
+    box to colour (notebook 01's bottleneck). stages: [(layer text, shape text), ...]."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(2.2 * len(stages), 2.6))
+    marked = plt.get_cmap(COLORMAP)(0.85)
+    for k, (layer, shape) in enumerate(stages):
+        ax.add_patch(FancyBboxPatch((2.5 * k - 1.0, -0.45), 2.0, 0.9, boxstyle="round,pad=0.05",
+                                    facecolor=marked if k == highlight else "#f2f2f2", edgecolor="black"))
+        ax.text(2.5 * k, 0, layer, ha="center", va="center", fontsize=10)
+        ax.text(2.5 * k, -0.8, shape, ha="center", va="center", fontsize=9, family="monospace")
+        if k:
+            ax.annotate("", (2.5 * k - 1.07, 0), (2.5 * k - 1.43, 0), arrowprops={"arrowstyle": "-|>"})
+    ax.set_xlim(-1.2, 2.5 * len(stages) - 1.3)
+    ax.set_ylim(-1.1, 0.7)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def draw_beam_search_toy(ax=None):
+    """The toy of notebook 01's beam search: the first step's three tokens and the second step's six
+    continuations, the candidates a width-2 beam keeps in colour."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3.6))
+    kept = plt.get_cmap(COLORMAP)(0.85)
+    first = {"A": 0.5, "B": 0.4, "end": 0.1}
+    second = {"A": {"A": 0.3, "B": 0.3, "end": 0.4}, "B": {"A": 0.05, "B": 0.05, "end": 0.9}}
+    ax.text(0, 0, "start", ha="center", va="center", bbox={"boxstyle": "round", "facecolor": "#f2f2f2"})
+    for i, (token, p) in enumerate(first.items()):
+        y = 1 - i
+        ax.annotate("", (1.6, y), (0.35, 0), arrowprops={"arrowstyle": "->", "color": "grey"})
+        ax.text(1.9, y, f"{token}\n{p:.2f}", ha="center", va="center",
+                bbox={"boxstyle": "round", "facecolor": kept if token in second else "#f2f2f2"})
+        for j, (after, q) in enumerate(second.get(token, {}).items()):
+            y2 = y + 0.3 - 0.3 * j
+            ax.annotate("", (3.95, y2), (2.2, y), arrowprops={"arrowstyle": "->", "color": "grey"})
+            in_beam = (token, after) in {("B", "end"), ("A", "end")}
+            ax.text(4.0, y2, f"{token} {after}: {p * q:.3f}", ha="left", va="center", fontsize=9,
+                    bbox={"boxstyle": "round", "facecolor": kept if in_beam else "#f2f2f2"})
+    ax.set_xlim(-0.5, 6.2)
+    ax.set_ylim(-1.6, 1.6)
+    ax.axis("off")
+    ax.set_title("Beam search with B = 2 on the toy: probabilities of each string so far; kept ones coloured")
+    return ax
+
+
+def draw_attention_step(ax=None):
+    """Schematic of one attention step of the date model (what `one_step_attention` computes)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 4.8))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 6)
+    ax.axis("off")
+
+    def box(x, y, text, colour="#dde8f5", width=1.3):
+        ax.text(x, y, text, ha="center", va="center", fontsize=10,
+                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1, alpha=1.0))
+
+    def arrow(x0, y0, x1, y1):
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
+
+    inputs = [r"$a^{\langle 1\rangle}$", r"$a^{\langle 2\rangle}$", r"$\cdots$", r"$a^{\langle T_x\rangle}$"]
+    xs = [1.0, 2.4, 3.8, 5.2]
+    for x, label in zip(xs, inputs):
+        box(x, 0.6, label)
+        arrow(x, 0.95, x, 1.75)
+        box(x, 2.1, "Dense tanh\nDense relu", "#f5ecd9")
+        arrow(x, 2.5, x, 3.15)
+    box(3.1, 3.5, r"softmax over $t'$  $\rightarrow$  $\alpha^{\langle t,1\rangle} \dots \alpha^{\langle t,T_x\rangle}$",
+        "#e3f1df", 4.5)
+    box(8.2, 2.1, r"$s^{\langle t-1\rangle}$" + "\n" + r"(RepeatVector $T_x$," + "\n"
+        + r"concatenated to each $a^{\langle t'\rangle}$)",
+        "#f3e0e8")
+    arrow(7.1, 2.1, 5.95, 2.1)
+    arrow(3.1, 3.85, 3.1, 4.55)
+    box(3.1, 4.9, r"context$^{\langle t\rangle} = \sum_{t'} \alpha^{\langle t,t'\rangle} a^{\langle t'\rangle}$",
+        "#e3f1df", 4.5)
+    arrow(5.0, 4.9, 6.9, 4.9)
+    box(8.2, 4.9, "post-attention LSTM\n" + r"$\rightarrow s^{\langle t\rangle},\ \hat y^{\langle t\rangle}$",
+        "#f3e0e8")
+    ax.set_title("One attention step: which input characters matter for output character t?")
+    return ax
