@@ -53,7 +53,7 @@ def build_lstm_classifier(pooling, vocab_size, n_classes, embed_dim=16, units=16
     if pooling not in ("last", "mean", "attention"):
         raise ValueError(pooling)
     tokens = keras.Input(shape=(None,), dtype="int32")
-    embedded = layers.Embedding(vocab_size, embed_dim, mask_zero=MASK)(tokens)
+    embedded = layers.Embedding(vocab_size, EMBED_DIM, mask_zero=MASK)(tokens)
     if pooling == LAST:
         pooled = layers.LSTM(units)(embedded)
     else:
@@ -61,14 +61,16 @@ def build_lstm_classifier(pooling, vocab_size, n_classes, embed_dim=16, units=16
         if pooling == MEAN:
             pooled = layers.GlobalAveragePooling1D()(POOLED_INPUT)
         else:
-            pooled = AttentionPooling(attention_units)(POOLED_INPUT)
+            pooled = AttentionPooling(ATTENTION_UNITS)(POOLED_INPUT)
     return keras.Model(tokens, layers.Dense(n_classes, activation="softmax")(pooled))
 '''
 
 
-def _lstm(mask="True", last='"last"', mean='"mean"', pooled_input="states"):
+def _lstm(mask="True", last='"last"', mean='"mean"', pooled_input="states", embed_dim="embed_dim",
+          attention_units="attention_units"):
     return (_LSTM.replace("MASK", mask).replace("LAST", last).replace("MEAN", mean)
-            .replace("POOLED_INPUT", pooled_input))
+            .replace("POOLED_INPUT", pooled_input).replace("EMBED_DIM", embed_dim)
+            .replace("ATTENTION_UNITS", attention_units))
 
 
 _CNN = '''
@@ -78,7 +80,7 @@ def build_cnn_attention_classifier(vocab_size, n_classes, pooling="attention", e
         raise ValueError(pooling)
     tokens = keras.Input(shape=(None,), dtype="int32")
     embedded = layers.Embedding(vocab_size, embed_dim)(tokens)
-    features = layers.Conv1D(filters, kernel_size, padding=PADDING, activation=ACTIVATION)(embedded)
+    features = layers.Conv1D(FILTERS, KERNEL_SIZE, padding=PADDING, activation=ACTIVATION)(embedded)
     if pooling == ATTENTION:
         pooled = ATTENTION_LAYER(POOLED_INPUT)
     else:
@@ -88,9 +90,10 @@ def build_cnn_attention_classifier(vocab_size, n_classes, pooling="attention", e
 
 
 def _cnn(padding='"same"', activation='"relu"', attention='"attention"', layer="AttentionPooling(attention_units)",
-         pooled_input="features"):
+         pooled_input="features", filters="filters", kernel_size="kernel_size"):
     return (_CNN.replace("PADDING", padding).replace("ACTIVATION", activation).replace("ATTENTION_LAYER", layer)
-            .replace("ATTENTION", attention).replace("POOLED_INPUT", pooled_input))
+            .replace("ATTENTION", attention).replace("POOLED_INPUT", pooled_input).replace("FILTERS", filters)
+            .replace("KERNEL_SIZE", kernel_size))
 
 
 _HAN = '''
@@ -190,6 +193,8 @@ return (context, weights) if return_weights else context
     },
     "build_lstm_classifier": {
         "mask_zero_missing": _lstm(mask="False"),
+        "embed_dim_ignored": _lstm(embed_dim="16"),
+        "attention_units_ignored": _lstm(attention_units=""),
         "attention_pools_embeddings": _lstm(pooled_input="embedded"),
         "mean_pools_embeddings": _lstm(pooled_input="embedded").replace(
             "AttentionPooling(attention_units)(embedded)", "AttentionPooling(attention_units)(states)"),
@@ -198,6 +203,9 @@ return (context, weights) if return_weights else context
     "build_cnn_attention_classifier": {
         "attention_before_conv": _cnn(pooled_input="embedded"),
         "valid_padding": _cnn(padding='"valid"'),
+        "kernel_size_ignored": _cnn(kernel_size="3"),
+        "filters_ignored": _cnn(filters="16"),
+        "attention_units_ignored": _cnn(layer="AttentionPooling()"),
         "no_relu": _cnn(activation="None"),
         "max_and_attention_swapped": _cnn(attention='"max"'),
         "average_instead_of_attention": _cnn(layer="layers.GlobalAveragePooling1D()"),
