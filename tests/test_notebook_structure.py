@@ -114,3 +114,43 @@ def test_test_cells_do_not_end_in_an_expression(assignment):
             if body and isinstance(body[-1], ast.Expr):
                 call = body[-1].value
                 assert isinstance(call, ast.Call), f"{assignment} {meta['grade_id']}: ends in a bare expression"
+
+
+SECTION = re.compile(r"^## (?!Summary$|What you will)(.*)$", re.M)
+NUMBERED = re.compile(r"^\d+ — [A-Z]")  # "## 3 — Build the model": number, em dash, a title starting with a verb
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_sections_are_numbered_alike(assignment):
+    titles = [m.group(1) for cell in source_notebook(assignment).cells if cell.cell_type == "markdown"
+              for m in SECTION.finditer(cell.source)]
+    odd = [title for title in titles if not NUMBERED.match(title)]
+    assert titles and not odd, f"{assignment}: section headings not in the '## N — Title' style: {odd}"
+    numbers = [int(title.split(" ", 1)[0]) for title in titles]
+    assert numbers == list(range(1, len(numbers) + 1)), f"{assignment}: sections numbered {numbers}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_one_idiom_for_the_grading_flag_and_the_setup_cell(assignment):
+    cells = source_notebook(assignment).cells
+    text = "\n".join(cell.source for cell in cells)
+    assert "NBGRADER_EXECUTION" not in text, (
+        f"{assignment} reads NBGRADER_EXECUTION itself: use GRADING = grading_run() in the setup cell")
+    setup = next(cell.source for cell in cells if nbgrader_meta(cell).get("grade_id") == "setup")
+    if "GRADING" in text:
+        assert "GRADING = grading_run()" in setup, f"{assignment}: the setup cell must bind GRADING = grading_run()"
+    if re.search(r"^\s*(import keras|from keras|import tensorflow)", text, re.M):
+        assert setup.startswith('import os\n\nos.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"'), (
+            f"{assignment}: a notebook that imports Keras starts its setup cell by silencing TensorFlow's C++ logs")
+    last_code = [cell.source for cell in cells if cell.cell_type == "code"][-1]
+    assert "NOTEBOOK_START" in setup and "Run All took" in last_code, (
+        f"{assignment}: the setup cell records NOTEBOOK_START and the last cell prints the Run All time")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_student_facing_text_cites_sources_not_our_notes(assignment):
+    for notebook in (source_notebook(assignment), student_notebook(assignment)):
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                found = re.findall(r"\bseeds?\b(?! \d+ times)|\bthe survey\b|\bseed 00\d\b|\(00\d\b", cell.source, re.I)
+                assert not found, f"{assignment}: {found} in a markdown cell; cite authors, titles and years"
