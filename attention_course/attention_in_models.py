@@ -1,5 +1,6 @@
 """Loaders for notebook 05's synthetic tasks (datasets/attention_in_models, built by
-datasets/build_attention_in_models.py) and the shipped weights of its trained models."""
+datasets/build_attention_in_models.py); its models' shipped weights load with
+attention_course.shipped_weights.load_shipped_weights."""
 import numpy as np
 
 from attention_course.datafiles import verified_path
@@ -27,11 +28,6 @@ def load_task(name: str) -> dict:
         else:
             out[key] = value.astype(np.int32)
     return out
-
-
-def weights_path(model_name: str) -> str:
-    """Checked path of a shipped `.weights.h5` file (made by grader/train_attention_in_models.py)."""
-    return str(verified_path(f"attention_in_models/weights/{model_name}.weights.h5"))
 
 
 @beside_the_model
