@@ -207,6 +207,17 @@ def masked_softmax(scores, mask):
 def masked_softmax(scores, mask):
     return softmax(scores * np.asarray(mask, dtype=float), axis=-1)
 ''',
+        "blocked_scores_written_into_a_copy_of_int_scores": '''
+def masked_softmax(scores, mask):
+    allowed = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(scores))
+    masked = np.array(scores)
+    masked[~allowed] = -np.inf
+    row_max = np.max(masked, axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    exps = np.exp(masked - row_max)
+    totals = np.sum(exps, axis=-1, keepdims=True)
+    return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
+''',
     },
     "attention": {
         "returns_weights_first": '''
@@ -333,6 +344,18 @@ def local_attention(Q, K, V, centers, window):
 def local_attention(Q, K, V, centers, window):
     offsets = np.arange(K.shape[-2]) - np.asarray(centers)[..., None]
     return attention(Q, K, V, score_fn=dot_score, mask=np.abs(offsets) <= window)
+''',
+        "centres_reshaped_to_the_query_shape": '''
+def local_attention(Q, K, V, centers, window):
+    centers = np.asarray(centers).reshape(Q.shape[:-1])
+    offsets = np.arange(K.shape[-2]) - centers[..., None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
+''',
+        "centres_clipped_into_range": '''
+def local_attention(Q, K, V, centers, window):
+    centers = np.clip(np.asarray(centers), 0, K.shape[-2] - 1)
+    offsets = np.arange(K.shape[-2]) - centers[..., None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
 ''',
     },
 }
