@@ -25,6 +25,14 @@ def dot_score(Q, K):
 def dot_score(Q, K):
     return (Q * K).sum(axis=-1)
 ''',
+        "swapaxes_of_the_first_two_axes": '''
+def dot_score(Q, K):
+    return Q @ np.swapaxes(K, 0, 1)
+''',
+        "einsum_for_2d_only": '''
+def dot_score(Q, K):
+    return np.einsum("qd,kd->qk", Q, K)
+''',
     },
     "scaled_dot_score": {
         "no_scaling": '''
@@ -42,6 +50,20 @@ def scaled_dot_score(Q, K):
         "root_of_number_of_keys": '''
 def scaled_dot_score(Q, K):
     return dot_score(Q, K) / np.sqrt(K.shape[-2])
+''',
+        "d_k_from_len_of_first_item": '''
+def scaled_dot_score(Q, K):
+    return dot_score(Q, K) / np.sqrt(len(Q[0]))
+''',
+        "d_k_from_K_axis_1": '''
+def scaled_dot_score(Q, K):
+    return dot_score(Q, K) / np.sqrt(K.shape[1])
+''',
+        "divides_in_place_fails_on_integers": '''
+def scaled_dot_score(Q, K):
+    scores = dot_score(Q, K)
+    scores /= np.sqrt(Q.shape[-1])
+    return scores
 ''',
     },
     "cosine_score": {
@@ -65,6 +87,18 @@ def cosine_score(Q, K):
     K_unit = K / np.linalg.norm(K, axis=-1, keepdims=True)
     return dot_score(Q_unit, K_unit)
 ''',
+        "norms_over_axis_1": '''
+def cosine_score(Q, K):
+    Q_unit = Q / np.maximum(np.linalg.norm(Q, axis=1, keepdims=True), 1e-12)
+    K_unit = K / np.maximum(np.linalg.norm(K, axis=1, keepdims=True), 1e-12)
+    return dot_score(Q_unit, K_unit)
+''',
+        "own_product_with_K_T": '''
+def cosine_score(Q, K):
+    Q_unit = Q / np.maximum(np.linalg.norm(Q, axis=-1, keepdims=True), 1e-12)
+    K_unit = K / np.maximum(np.linalg.norm(K, axis=-1, keepdims=True), 1e-12)
+    return Q_unit @ K_unit.T
+''',
     },
     "additive_score": {
         "no_tanh": '''
@@ -86,6 +120,14 @@ def additive_score(Q, K, W_q, W_k, v):
         "weights_swapped": '''
 def additive_score(Q, K, W_q, W_k, v):
     return np.tanh((Q @ W_k)[..., :, None, :] + (K @ W_q)[..., None, :, :]) @ v
+''',
+        "new_axes_counted_from_the_front": '''
+def additive_score(Q, K, W_q, W_k, v):
+    return np.tanh((Q @ W_q)[:, None, :] + (K @ W_k)[None, :, :]) @ v
+''',
+        "tanh_after_v": '''
+def additive_score(Q, K, W_q, W_k, v):
+    return np.tanh(((Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :]) @ v)
 ''',
     },
     "softmax": {
@@ -113,6 +155,11 @@ def softmax(x, axis=-1):
         "no_keepdims": '''
 def softmax(x, axis=-1):
     exps = np.exp(x - np.max(x, axis=axis))
+    return exps / np.sum(exps, axis=axis)
+''',
+        "sum_without_keepdims": '''
+def softmax(x, axis=-1):
+    exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return exps / np.sum(exps, axis=axis)
 ''',
     },
@@ -143,6 +190,31 @@ def masked_softmax(scores, mask):
 def masked_softmax(scores, mask):
     allowed = np.broadcast_to(np.asarray(mask, dtype=float), scores.shape)
     exps = np.exp(scores - np.max(scores, axis=-1, keepdims=True)) * allowed
+    totals = np.sum(exps, axis=-1, keepdims=True)
+    return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
+''',
+        "boolean_index_does_not_broadcast": '''
+def masked_softmax(scores, mask):
+    masked = np.array(scores, dtype=float)
+    masked[~np.asarray(mask, dtype=bool)] = -np.inf
+    row_max = np.max(masked, axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    exps = np.exp(masked - row_max)
+    totals = np.sum(exps, axis=-1, keepdims=True)
+    return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
+''',
+        "scores_times_mask": '''
+def masked_softmax(scores, mask):
+    return softmax(scores * np.asarray(mask, dtype=float), axis=-1)
+''',
+        "blocked_scores_written_into_a_copy_of_int_scores": '''
+def masked_softmax(scores, mask):
+    allowed = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(scores))
+    masked = np.array(scores)
+    masked[~allowed] = -np.inf
+    row_max = np.max(masked, axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    exps = np.exp(masked - row_max)
     totals = np.sum(exps, axis=-1, keepdims=True)
     return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
 ''',
@@ -179,6 +251,18 @@ def attention(Q, K, V, score_fn=scaled_dot_score, mask=None):
     weights = softmax(scores, axis=-1) if mask is None else masked_softmax(scores, mask)
     return weights @ K, weights
 ''',
+        "np_dot_on_batches": '''
+def attention(Q, K, V, score_fn=scaled_dot_score, mask=None):
+    scores = score_fn(Q, K)
+    weights = softmax(scores, axis=-1) if mask is None else masked_softmax(scores, mask)
+    return np.dot(weights, V), weights
+''',
+        "unscaled_default_score": '''
+def attention(Q, K, V, score_fn=dot_score, mask=None):
+    scores = score_fn(Q, K)
+    weights = softmax(scores, axis=-1) if mask is None else masked_softmax(scores, mask)
+    return weights @ V, weights
+''',
     },
     "hard_attention": {
         "argmin": '''
@@ -211,6 +295,13 @@ def hard_attention(Q, K, V, score_fn=scaled_dot_score):
     weights = (np.arange(scores.shape[-1]) == np.argmax(scores, axis=-1)[..., None]).astype(float)
     return weights @ V, weights
 ''',
+        "values_indexed_by_argmax": '''
+def hard_attention(Q, K, V, score_fn=scaled_dot_score):
+    scores = score_fn(Q, K)
+    best = np.argmax(scores, axis=-1)
+    weights = (np.arange(scores.shape[-1]) == best[..., None]).astype(float)
+    return V[best], weights
+''',
     },
     "local_attention": {
         "window_off_by_one": '''
@@ -237,6 +328,33 @@ def local_attention(Q, K, V, centers, window):
 def local_attention(Q, K, V, centers, window):
     centers = np.asarray(centers).reshape(-1, Q.shape[-2])[0]
     offsets = np.arange(K.shape[-2]) - centers[:, None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
+''',
+        "positions_from_len_K": '''
+def local_attention(Q, K, V, centers, window):
+    offsets = np.arange(len(K)) - np.asarray(centers)[..., None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
+''',
+        "centres_indexed_from_the_front": '''
+def local_attention(Q, K, V, centers, window):
+    offsets = np.arange(K.shape[-2]) - np.asarray(centers)[:, None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
+''',
+        "unscaled_scores": '''
+def local_attention(Q, K, V, centers, window):
+    offsets = np.arange(K.shape[-2]) - np.asarray(centers)[..., None]
+    return attention(Q, K, V, score_fn=dot_score, mask=np.abs(offsets) <= window)
+''',
+        "centres_reshaped_to_the_query_shape": '''
+def local_attention(Q, K, V, centers, window):
+    centers = np.asarray(centers).reshape(Q.shape[:-1])
+    offsets = np.arange(K.shape[-2]) - centers[..., None]
+    return attention(Q, K, V, mask=np.abs(offsets) <= window)
+''',
+        "centres_clipped_into_range": '''
+def local_attention(Q, K, V, centers, window):
+    centers = np.clip(np.asarray(centers), 0, K.shape[-2] - 1)
+    offsets = np.arange(K.shape[-2]) - centers[..., None]
     return attention(Q, K, V, mask=np.abs(offsets) <= window)
 ''',
     },
@@ -363,4 +481,20 @@ def local_attention(Q, K, V, centers, window):
     return weights @ V, weights
 ''',
     },
+}
+
+# Wrong answers that the exercise's VISIBLE test must catch (with a hint), not only the hidden tests:
+# tests/test_visible_tests_02_04.py checks that the visible test cell fails for each of them.
+CAUGHT_BY_VISIBLE = {
+    "dot_score": ["transpose_reverses_all_axes", "np_dot_on_batches", "swapaxes_of_the_first_two_axes",
+                  "einsum_for_2d_only"],
+    "scaled_dot_score": ["d_k_from_axis_1", "d_k_from_len_of_first_item", "d_k_from_K_axis_1"],
+    "cosine_score": ["nan_for_zero_vectors", "norms_over_axis_1", "own_product_with_K_T"],
+    "additive_score": ["new_axes_counted_from_the_front", "tanh_after_v"],
+    "softmax": ["global_max_underflows", "modifies_input_in_place", "no_keepdims", "sum_without_keepdims"],
+    "masked_softmax": ["max_over_blocked_keys_too", "boolean_index_does_not_broadcast", "scores_times_mask"],
+    "attention": ["score_fn_ignored", "np_dot_on_batches", "unscaled_default_score"],
+    "hard_attention": ["score_fn_ignored", "values_indexed_by_argmax"],
+    "local_attention": ["first_example_centres_for_whole_batch", "positions_from_len_K",
+                        "centres_indexed_from_the_front", "unscaled_scores"],
 }

@@ -31,6 +31,8 @@ WRONG = {
         "only_first_example": PROJECT_HEAD + (
             "    X = np.asarray(X).reshape(-1, X.shape[-2], X.shape[-1])[0]\n"
             "    return X @ W_Q, X @ W_K, X @ W_V\n"),
+        "einsum_for_2d_only": PROJECT_HEAD + (
+            '    return tuple(np.einsum("td,de->te", X, W) for W in (W_Q, W_K, W_V))\n'),
     },
     "scaled_dot_product_attention": {
         "no_scaling": SDPA_HEAD + "    scores = Q @ np.swapaxes(K, -1, -2)\n" + _SDPA_TAIL,
@@ -67,6 +69,19 @@ WRONG = {
     return weights @ V, weights
 ''',
         "K_dot_T_reverses_batch_axes": SDPA_HEAD + "    scores = Q @ K.T / np.sqrt(Q.shape[-1])\n" + _SDPA_TAIL,
+        "scaled_by_sqrt_d_v": SDPA_HEAD + "    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(V.shape[-1])\n" + _SDPA_TAIL,
+        "d_k_from_Q_axis_1": SDPA_HEAD + "    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])\n" + _SDPA_TAIL,
+        "boolean_index_does_not_broadcast": SDPA_HEAD + '''
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores[~np.asarray(mask, dtype=bool)] = -np.inf
+    top = np.max(scores, axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.exp(scores - top)
+    total = e.sum(axis=-1, keepdims=True)
+    weights = e / np.where(total > 0, total, 1.0)
+    return weights @ V, weights
+''',
     },
     "self_attention": {
         "mask_dropped": SELF_HEAD + '''
@@ -85,6 +100,18 @@ WRONG = {
     Q, K, V = project_qkv(X, W_Q, W_K, W_V)
     return scaled_dot_product_attention(K, Q, V, mask)
 ''',
+        "own_scores_scaled_by_sqrt_d_v": SELF_HEAD + '''
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(W_V.shape[-1])
+''' + _SDPA_TAIL,
+        "own_scores_with_K_T": SELF_HEAD + '''
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    scores = Q @ K.T / np.sqrt(W_Q.shape[-1])
+''' + _SDPA_TAIL,
+        "own_scores_scaled_by_sqrt_d_model": SELF_HEAD + '''
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(X.shape[-1])
+''' + _SDPA_TAIL,
     },
     "multi_head_attention": {
         "no_output_projection": MHA_HEAD + '''
@@ -126,6 +153,53 @@ WRONG = {
     summed = heads.sum(axis=-3)
     return summed @ W_O[:d_v], weights
 ''',
+        "d_k_from_d_model_over_heads": MHA_HEAD + '''
+    X = np.asarray(X)
+    H = W_Q.shape[0]
+    depth = X.shape[-1] // H  # the TensorFlow tutorial's depth: equal to d_k only when d_k = d_model / H
+    outputs, all_weights = [], []
+    for h in range(H):
+        q, k, v = X @ W_Q[h], X @ W_K[h], X @ W_V[h]
+        s = q @ np.swapaxes(k, -1, -2) / np.sqrt(depth)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = e / e.sum(axis=-1, keepdims=True)
+        outputs.append(w @ v)
+        all_weights.append(w)
+    return np.concatenate(outputs, axis=-1) @ W_O, np.stack(all_weights, axis=-3)
+''',
+        "W_O_split_by_d_k": MHA_HEAD + '''
+    Q = np.einsum("...td,hdk->...htk", X, W_Q)
+    K = np.einsum("...td,hdk->...htk", X, W_K)
+    V = np.einsum("...td,hdv->...htv", X, W_V)
+    heads, weights = scaled_dot_product_attention(Q, K, V)
+    H, d_k = W_Q.shape[0], W_Q.shape[-1]
+    W_O_heads = W_O.reshape(H, d_k, -1)
+    return np.einsum("...htv,hvm->...tm", heads, W_O_heads), weights
+''',
+        "weights_stacked_heads_first": MHA_HEAD + '''
+    outputs, all_weights = [], []
+    for h in range(W_Q.shape[0]):
+        z, w = self_attention(X, W_Q[h], W_K[h], W_V[h])
+        outputs.append(z)
+        all_weights.append(w)
+    return np.concatenate(outputs, axis=-1) @ W_O, np.stack(all_weights)
+''',
+        "transpose_with_fixed_axes": MHA_HEAD + '''
+    heads, weights = self_attention(np.asarray(X)[..., None, :, :], W_Q, W_K, W_V)
+    heads = np.transpose(heads, (1, 0, 2))
+    return heads.reshape(heads.shape[0], -1) @ W_O, weights
+''',
+        "weights_squeezed": MHA_HEAD + '''
+    heads, weights = self_attention(np.asarray(X)[..., None, :, :], W_Q, W_K, W_V)
+    heads = np.moveaxis(heads, -3, -2)
+    return heads.reshape(heads.shape[:-2] + (-1,)) @ W_O, np.squeeze(weights)
+''',
+        "concat_width_from_d_k": MHA_HEAD + '''
+    heads, weights = self_attention(np.asarray(X)[..., None, :, :], W_Q, W_K, W_V)
+    heads = np.moveaxis(heads, -3, -2)
+    concat = heads.reshape(heads.shape[:-2] + (W_Q.shape[0] * W_Q.shape[-1],))
+    return concat @ W_O, weights
+''',
     },
     "positional_encoding": {
         "sin_cos_swapped": PE_HEAD + '''
@@ -158,6 +232,12 @@ WRONG = {
     angles = pos / 10000 ** (2 * i / d_model)
     return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
 ''',
+        "integer_division_in_exponent": PE_HEAD + '''
+    pos = np.arange(max_len)[:, None]
+    i = np.arange(d_model)[None, :] // 2
+    angles = pos / 10000 ** (2 * i // d_model)
+    return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+''',
     },
     "padding_mask": {
         "inverted": PAD_HEAD + "    return (np.asarray(token_ids) == pad_id)[:, None, :]\n",
@@ -165,6 +245,7 @@ WRONG = {
         "query_axis_last": PAD_HEAD + "    return (np.asarray(token_ids) != pad_id)[:, :, None]\n",
         "pad_id_ignored": PAD_HEAD + "    return (np.asarray(token_ids) != 0)[:, None, :]\n",
         "nonzero_ids_as_tokens": PAD_HEAD + "    return (np.asarray(token_ids) > pad_id)[:, None, :]\n",
+        "query_axis_from_the_front": PAD_HEAD + "    return (np.asarray(token_ids) != pad_id)[:, None, :]\n",
     },
     "look_ahead_mask": {
         "transposed": AHEAD_HEAD + "    return np.triu(np.ones((T, T)))\n",
@@ -296,9 +377,13 @@ CORRECT = {
         "float_tensorflow": PAD_HEAD + '''
     import tensorflow as tf
     mask = tf.cast(tf.math.not_equal(token_ids, pad_id), tf.float32)
-    return mask[:, tf.newaxis, :]
+    return tf.expand_dims(mask, axis=-2)
 ''',
-        "expand_dims_int": PAD_HEAD + "    return np.expand_dims((np.asarray(token_ids) != pad_id).astype(int), axis=1)\n",
+        "expand_dims_int": PAD_HEAD + "    return np.expand_dims((np.asarray(token_ids) != pad_id).astype(int), axis=-2)\n",
+        "keras_ops": PAD_HEAD + '''
+    from keras import ops
+    return ops.expand_dims(ops.not_equal(ops.convert_to_tensor(token_ids), pad_id), -2)
+''',
     },
     "look_ahead_mask": {
         "comparison": AHEAD_HEAD + "    return np.arange(T)[None, :] <= np.arange(T)[:, None]\n",
@@ -307,4 +392,17 @@ CORRECT = {
     return tf.linalg.band_part(tf.ones((T, T)), -1, 0)
 ''',
     },
+}
+
+# Wrong answers that the exercise's VISIBLE test must catch (with a hint), not only the hidden tests:
+# tests/test_visible_tests_02_04.py checks that the visible test cell fails for each of them.
+CAUGHT_BY_VISIBLE = {
+    "project_qkv": ["transpose_trick_breaks_batches", "only_first_example", "einsum_for_2d_only"],
+    "scaled_dot_product_attention": ["K_dot_T_reverses_batch_axes", "d_k_from_wrong_axis", "d_k_from_Q_axis_1",
+                                     "scaled_by_sqrt_d_v", "minus_1e9_gives_uniform_blocked_rows",
+                                     "softmax_without_max_shift", "boolean_index_does_not_broadcast"],
+    "self_attention": ["own_scores_scaled_by_sqrt_d_v", "own_scores_with_K_T", "own_scores_scaled_by_sqrt_d_model"],
+    "multi_head_attention": ["d_k_from_d_model_over_heads", "W_O_split_by_d_k", "weights_stacked_heads_first",
+                             "transpose_with_fixed_axes", "concat_width_from_d_k"],
+    "padding_mask": ["pad_id_ignored", "nonzero_ids_as_tokens", "query_axis_from_the_front"],
 }
