@@ -12,7 +12,6 @@ import pytest
 
 from tests import mutants
 from tests.course_files import nbgrader_meta, source_notebook
-from tests.notebook_kernel import NotebookKernel
 
 MODULES = [importlib.import_module(f"tests.mutants.{m.name}") for m in pkgutil.iter_modules(mutants.__path__)]
 CASES = [
@@ -23,22 +22,6 @@ CASES = [
     for exercise, answers in table.items()
     for name, code in answers.items()
 ]
-
-@pytest.fixture(scope="session")
-def kernels():
-    started = {}
-
-    def get(assignment):
-        if assignment not in started:
-            kernel = NotebookKernel(assignment)
-            kernel.run_all()
-            started[assignment] = kernel
-        return started[assignment]
-
-    yield get
-    for kernel in started.values():
-        kernel.close()
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment, kind, exercise, name, code", CASES)

@@ -9,7 +9,6 @@ import pytest
 
 from tests.course_files import nbgrader_meta
 from tests.mutants import nb02_three_stage_attention, nb04_self_attention
-from tests.notebook_kernel import NotebookKernel
 
 MODULES = (nb02_three_stage_attention, nb04_self_attention)
 CASES = [pytest.param(module.ASSIGNMENT, exercise, name, id=f"{module.ASSIGNMENT}-{exercise}-{name}")
@@ -17,22 +16,6 @@ CASES = [pytest.param(module.ASSIGNMENT, exercise, name, id=f"{module.ASSIGNMENT
 WRONG = {module.ASSIGNMENT: module.WRONG for module in MODULES}
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def kernels():
-    started = {}
-
-    def get(assignment):
-        if assignment not in started:
-            kernel = NotebookKernel(assignment)
-            kernel.run_all()
-            started[assignment] = kernel
-        return started[assignment]
-
-    yield get
-    for kernel in started.values():
-        kernel.close()
 
 
 @pytest.mark.parametrize("assignment, exercise, name", CASES)
