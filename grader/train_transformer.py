@@ -88,7 +88,6 @@ def train_dates(args):
     translate_seconds = time.perf_counter() - begin
     test_exact = float((predicted == nb["Y_test"]).all(axis=1).mean())
     print(f"best dev epoch {best[2]}, test exact match {test_exact:.4f}, translate 2,000 test dates {translate_seconds:.2f} s")
-    examples = nb["examples"] if "examples" in nb else None
     write_record("transformer", {
         "model": "notebook 06 Transformer " + ", ".join(f"{k} {v}" for k, v in nb["MODEL_SIZE"].items()),
         "parameters": int(model.count_params()), "history": history, "best_epoch": best[2],
@@ -96,7 +95,6 @@ def train_dates(args):
         "command": f"python -m grader.train_transformer --epochs {args.epochs} --seed {args.seed}",
         "cores": os.cpu_count(), "date": date.today().isoformat(),
         "note": "Weights of the best dev epoch shipped; " + (args.note or "")})
-    del examples
     model.optimizer = None  # ship the model's weights only: the notebook loads them into an uncompiled model
     path = REPO / "datasets" / "transformer" / "transformer_dates.weights.h5"
     model.save_weights(path)
