@@ -62,3 +62,43 @@ def plot_attention(weights, query_tokens, key_tokens, *, ax=None, title=None,
     return plot_matrix(weights, query_tokens, key_tokens, ax=ax, title=title,
                        xlabel=key_label, ylabel=query_label, vmin=0.0, vmax=1.0,
                        colorbar_label="attention weight", annotate=annotate)
+
+
+def plot_attention_grid(weights, row_labels, col_labels, *, row_titles=None, col_titles=None,
+                        query_label="query", key_label="key", cell_size=(3.2, 2.4), suptitle=None):
+    """A grid of attention maps (rows of the grid: e.g. layers; columns: e.g. heads); return the Figure.
+
+    weights: (n_rows, n_cols, Tq, Tk), or (n_cols, Tq, Tk) for one row, values 0..1. Every map gets
+    the tokens on both axes (`row_labels`: the Tq queries, `col_labels`: the Tk keys), the course's
+    colormap on the fixed 0..1 scale, and the figure one shared colour bar.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim == 3:
+        weights = weights[None]
+    if weights.ndim != 4:
+        raise ValueError(f"plot_attention_grid needs weights of shape (rows, columns, Tq, Tk); got {weights.shape}")
+    n_rows, n_cols, n_queries, n_keys = weights.shape
+    for labels, n, what in ((row_labels, n_queries, "query"), (col_labels, n_keys, "key")):
+        if len(labels) != n:
+            raise ValueError(f"{len(labels)} {what} labels for {n} {what} positions of maps of shape {weights.shape[2:]}")
+    width = cell_size[0] * max(n_keys / 12, 1.0) * n_cols + 1.2
+    height = cell_size[1] * max(n_queries / 12, 1.0) * n_rows + 0.6
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(width, height), squeeze=False, constrained_layout=True)
+    image = None
+    for i in range(n_rows):
+        for j in range(n_cols):
+            ax = axes[i, j]
+            image = ax.imshow(weights[i, j], cmap=COLORMAP, vmin=0.0, vmax=1.0, aspect="auto")
+            ax.set_xticks(range(n_keys), labels=[str(t) for t in col_labels], fontsize=7)
+            ax.set_yticks(range(n_queries), labels=[str(t) for t in row_labels], fontsize=7)
+            title = " · ".join(t for t in ((row_titles[i] if row_titles else ""), (col_titles[j] if col_titles else "")) if t)
+            if title:
+                ax.set_title(title, fontsize=9)
+            if i == n_rows - 1:
+                ax.set_xlabel(key_label, fontsize=8)
+            if j == 0:
+                ax.set_ylabel(query_label, fontsize=8)
+    fig.colorbar(image, ax=axes, shrink=0.8, label="attention weight")
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig

@@ -75,3 +75,20 @@ def test_a_tampered_file_is_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="Checksum mismatch"):
         datafiles.verified_path("data.txt")
     datafiles._verified.discard("data.txt")
+
+
+def test_plot_attention_grid_draws_layers_by_heads_with_tokens_and_one_colour_bar():
+    from attention_course import plot_attention_grid
+    weights = np.random.default_rng(0).dirichlet(np.ones(4), size=(2, 3, 5))  # (layers 2, heads 3, Tq 5, Tk 4)
+    figure = plot_attention_grid(weights, list("abcde"), ["w", "x", "y", "z"], row_titles=["layer 1", "layer 2"],
+                                 col_titles=["head 1", "head 2", "head 3"])
+    maps = [ax for ax in figure.axes if ax.images]
+    assert len(maps) == 6
+    assert [t.get_text() for t in maps[0].get_xticklabels()] == ["w", "x", "y", "z"]
+    assert [t.get_text() for t in maps[0].get_yticklabels()] == list("abcde")
+    assert maps[4].get_title() == "layer 2 · head 2"
+    assert all(ax.images[0].get_cmap().name == COLORMAP and ax.images[0].get_clim() == (0.0, 1.0) for ax in maps)
+    assert len(figure.axes) == 7  # one shared colour bar
+    plt.close(figure)
+    with pytest.raises(ValueError, match="3 key labels for 4 key positions"):
+        plot_attention_grid(weights, list("abcde"), ["w", "x", "y"])

@@ -1,0 +1,259 @@
+"""Wrong and differently written answers for notebook 06 (the Transformer on the dates).
+
+Each mutant is the notebook's own answer with one edit (`_edit`), so the mutants follow the notebook;
+an edit that no longer applies fails loudly instead of silently testing the right answer.
+"""
+from grader.samples import answers
+from tests.course_files import source_notebook
+
+ASSIGNMENT = "06_transformer"
+_ANSWERS = answers(source_notebook(ASSIGNMENT))  # grade_id -> the notebook's answer, solution markers removed
+
+
+def _edit(exercise, *pairs):
+    code = _ANSWERS[exercise]
+    for old, new in zip(pairs[::2], pairs[1::2]):
+        if old not in code:
+            raise ValueError(f"mutant edit of {exercise} no longer applies: {old!r}")
+        code = code.replace(old, new, 1)
+    return code
+
+
+_ENC_CALL = '''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True,
+                                      training=training)  # (batch, T, d_model), (batch, heads, T, T)
+        h = self.layernorm1(x + self.dropout1(attention, training=training))  # residual, then LayerNorm
+        z = self.layernorm2(h + self.dropout2(self.ffn(h), training=training))  # (batch, T, d_model)
+        return z, weights
+'''
+
+
+def _enc_call(body):
+    return _edit("EncoderLayer", _ENC_CALL.strip("\n"), body.strip("\n"))
+
+
+_DEC_CALL = '''
+        self_attention = self.mha1(y, y, y, attention_mask=look_ahead_mask, training=training)  # (batch, Ty, d_model)
+        a = self.layernorm1(y + self.dropout1(self_attention, training=training))
+        cross, cross_weights = self.mha2(a, encoded, encoded, attention_mask=padding_mask, return_attention_scores=True,
+                                         training=training)  # (batch, Ty, d_model), (batch, heads, Ty, Tx)
+        b = self.layernorm2(a + self.dropout2(cross, training=training))
+        z = self.layernorm3(b + self.dropout3(self.ffn(b), training=training))  # (batch, Ty, d_model)
+        return z, cross_weights
+'''
+
+
+def _dec_call(body):
+    return _edit("DecoderLayer", _DEC_CALL.strip("\n"), body.strip("\n"))
+
+
+_EMBED = "x = self.embedding(source_ids) * math.sqrt(self.d_model) + self.positions[:T]"
+_DEC_EMBED = "y = self.embedding(target_ids) * math.sqrt(self.d_model) + self.positions[:T]"
+
+WRONG = {
+    "feed_forward": {
+        "no ReLU": _edit("feed_forward", 'layers.Dense(d_ff, activation="relu")', "layers.Dense(d_ff)"),
+        "ReLU on the output too": _edit("feed_forward", "layers.Dense(d_model),", 'layers.Dense(d_model, activation="relu"),'),
+        "sizes swapped": _edit("feed_forward", 'layers.Dense(d_ff, activation="relu")', 'layers.Dense(d_model, activation="relu")',
+                               "layers.Dense(d_model),", "layers.Dense(d_ff),"),
+        "no bias in the first layer": _edit("feed_forward", 'activation="relu")', 'activation="relu", use_bias=False)'),
+        "sigmoid instead of ReLU": _edit("feed_forward", 'activation="relu"', 'activation="sigmoid"'),
+    },
+    "EncoderLayer": {
+        "pre-LN": _enc_call('''
+        attention, weights = self.mha(*[self.layernorm1(x)] * 3, attention_mask=padding_mask,
+                                      return_attention_scores=True, training=training)
+        h = x + self.dropout1(attention, training=training)
+        return h + self.dropout2(self.ffn(self.layernorm2(h)), training=training), weights
+'''),
+        "no residual around the attention": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(self.dropout1(attention, training=training))
+        return self.layernorm2(h + self.dropout2(self.ffn(h), training=training)), weights
+'''),
+        "no residual around the feed-forward block": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + self.dropout1(attention, training=training))
+        return self.layernorm2(self.dropout2(self.ffn(h), training=training)), weights
+'''),
+        "padding mask ignored": _enc_call('''
+        attention, weights = self.mha(x, x, x, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + self.dropout1(attention, training=training))
+        return self.layernorm2(h + self.dropout2(self.ffn(h), training=training)), weights
+'''),
+        "one LayerNorm used twice": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + self.dropout1(attention, training=training))
+        return self.layernorm1(h + self.dropout2(self.ffn(h), training=training)), weights
+'''),
+        "feed-forward before attention": _enc_call('''
+        h = self.layernorm1(x + self.dropout1(self.ffn(x), training=training))
+        attention, weights = self.mha(h, h, h, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        return self.layernorm2(h + self.dropout2(attention, training=training)), weights
+'''),
+        "no dropout": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + attention)
+        return self.layernorm2(h + self.ffn(h)), weights
+'''),
+        "key_dim = d_model": _edit("EncoderLayer", "key_dim=d_model // num_heads", "key_dim=d_model"),
+        "no final LayerNorm": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + self.dropout1(attention, training=training))
+        return h + self.dropout2(self.ffn(h), training=training), weights
+'''),
+    },
+    "DecoderLayer": {
+        "no look-ahead mask": _edit("DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,", "self.mha1(y, y, y,"),
+        "cross-attention attends to the decoder": _edit("DecoderLayer", "self.mha2(a, encoded, encoded,", "self.mha2(a, a, a,"),
+        "cross-attention queries from the encoder": _edit("DecoderLayer", "self.mha2(a, encoded, encoded,",
+                                                          "self.mha2(encoded, a, a,"),
+        "cross-attention queries from the decoder's input, not the first sublayer": _edit(
+            "DecoderLayer", "self.mha2(a, encoded, encoded,", "self.mha2(y, encoded, encoded,"),
+        "pre-LN": _dec_call('''
+        n = self.layernorm1(y)
+        a = y + self.dropout1(self.mha1(n, n, n, attention_mask=look_ahead_mask, training=training), training=training)
+        cross, cross_weights = self.mha2(self.layernorm2(a), encoded, encoded, attention_mask=padding_mask,
+                                         return_attention_scores=True, training=training)
+        b = a + self.dropout2(cross, training=training)
+        return b + self.dropout3(self.ffn(self.layernorm3(b)), training=training), cross_weights
+'''),
+        "no residual around the cross-attention": _edit("DecoderLayer", "b = self.layernorm2(a + self.dropout2(cross",
+                                                        "b = self.layernorm2(0 * a + self.dropout2(cross"),
+        "padding mask not passed to the cross-attention": _edit("DecoderLayer", "attention_mask=padding_mask, return_attention_scores=True",
+                                                                "return_attention_scores=True"),
+        "returns the self-attention weights": _dec_call('''
+        self_attention, self_weights = self.mha1(y, y, y, attention_mask=look_ahead_mask, return_attention_scores=True,
+                                                 training=training)
+        a = self.layernorm1(y + self.dropout1(self_attention, training=training))
+        cross = self.mha2(a, encoded, encoded, attention_mask=padding_mask, training=training)
+        b = self.layernorm2(a + self.dropout2(cross, training=training))
+        return self.layernorm3(b + self.dropout3(self.ffn(b), training=training)), self_weights
+'''),
+        "no dropout": _dec_call('''
+        a = self.layernorm1(y + self.mha1(y, y, y, attention_mask=look_ahead_mask))
+        cross, cross_weights = self.mha2(a, encoded, encoded, attention_mask=padding_mask, return_attention_scores=True)
+        b = self.layernorm2(a + cross)
+        return self.layernorm3(b + self.ffn(b)), cross_weights
+'''),
+    },
+    "Encoder": {
+        "embedding not scaled": _edit("Encoder", _EMBED, "x = self.embedding(source_ids) + self.positions[:T]"),
+        "scaled by d_model instead of its square root": _edit("Encoder", _EMBED,
+                                                              "x = self.embedding(source_ids) * self.d_model + self.positions[:T]"),
+        "positional encoding added twice": _edit("Encoder", _EMBED, _EMBED + " + self.positions[:T]"),
+        "no positional encoding": _edit("Encoder", _EMBED, "x = self.embedding(source_ids) * math.sqrt(self.d_model)"),
+        "positions scaled with the embedding": _edit("Encoder", _EMBED,
+                                                     "x = (self.embedding(source_ids) + self.positions[:T]) * math.sqrt(self.d_model)"),
+        "no padding mask": _edit("Encoder", "layer(x, padding_mask=padding_mask, training=training)", "layer(x, training=training)"),
+        "pad id 0 hard-coded": _edit("Encoder", "ops.not_equal(source_ids, self.pad_id)", "ops.not_equal(source_ids, 0)"),
+        "one layer reused num_layers times": _edit("Encoder", "[EncoderLayer(d_model, num_heads, d_ff, dropout_rate) for _ in range(num_layers)]",
+                                                   "[EncoderLayer(d_model, num_heads, d_ff, dropout_rate)] * num_layers"),
+        "returns only the last layer's weights": _edit("Encoder", "return x, weights", "return x, weights[-1:]"),
+    },
+    "Decoder": {
+        "no look-ahead mask": _edit("Decoder", "look_ahead_mask=look_ahead_mask, padding_mask", "look_ahead_mask=None, padding_mask"),
+        "look-ahead mask transposed": _edit("Decoder", "ops.tril(ops.ones((T, T), dtype=\"bool\"))", "ops.triu(ops.ones((T, T), dtype=\"bool\"))"),
+        "embedding not scaled": _edit("Decoder", _DEC_EMBED, "y = self.embedding(target_ids) + self.positions[:T]"),
+        "no positional encoding": _edit("Decoder", _DEC_EMBED, "y = self.embedding(target_ids) * math.sqrt(self.d_model)"),
+        "padding mask not passed on": _edit("Decoder", "padding_mask=padding_mask,\n", "padding_mask=None,\n"),
+    },
+    "Transformer": {
+        "softmax on the output": _edit("Transformer", "self.final_layer = layers.Dense(target_vocab_size)",
+                                       'self.final_layer = layers.Dense(target_vocab_size, activation="softmax")'),
+        "no source padding mask for the decoder": _edit("Transformer", "padding_mask=padding_mask, training=training)",
+                                                        "padding_mask=None, training=training)"),
+        "decoder reads the source embedding, not the encoder": _edit(
+            "Transformer", "decoded, _ = self.decoder(target_ids, encoded,",
+            "decoded, _ = self.decoder(target_ids, self.encoder.embedding(source_ids),"),
+        "padding mask inverted": _edit("Transformer", "ops.not_equal(source_ids, self.source_pad_id)",
+                                       "ops.equal(source_ids, self.source_pad_id)"),
+    },
+    "translate": {
+        "never feeds its output back": _edit("translate", "written = np.concatenate([written, next_ids[:, None]], axis=1)",
+                                             "written = np.concatenate([written, np.full_like(next_ids[:, None], start_id)], axis=1)"),
+        "one call for all positions": _edit(
+            "translate", "for t in range(length):",
+            "logits = np.asarray(model((source_ids, np.full((len(source_ids), length), start_id, 'int32')), training=False))\n"
+            "    return logits.argmax(-1)\n    for t in range(length):"),
+        "argmax at position 0 every step": _edit("translate", "logits[:, t].argmax(axis=-1)", "logits[:, 0].argmax(axis=-1)"),
+        "returns the start id too": _edit("translate", "return written[:, 1:]", "return written[:, :length]"),
+        "argmax over the wrong axis": _edit("translate", "logits[:, t].argmax(axis=-1)", "logits.argmax(axis=1)[:, -1]"),
+    },
+}
+
+CORRECT = {
+    "feed_forward": {
+        "separate ReLU layer": _edit("feed_forward", 'layers.Dense(d_ff, activation="relu"),', "layers.Dense(d_ff), layers.ReLU(),"),
+        "Sequential built with add": '''
+def feed_forward(d_model, d_ff):
+    block = keras.Sequential()
+    block.add(layers.Dense(d_ff, activation="relu"))
+    block.add(layers.Dense(d_model))
+    return block
+''',
+    },
+    "EncoderLayer": {
+        "layers created in another order, Add layers": '''
+class EncoderLayer(layers.Layer):
+    def __init__(self, d_model, num_heads, d_ff, dropout_rate=0.1, **kwargs):
+        super().__init__(**kwargs)
+        self.dropout2 = layers.Dropout(dropout_rate)
+        self.layernorm2 = layers.LayerNormalization(epsilon=1e-6)
+        self.ffn = feed_forward(d_model, d_ff)
+        self.dropout1 = layers.Dropout(dropout_rate)
+        self.layernorm1 = layers.LayerNormalization(epsilon=1e-6)
+        self.mha = layers.MultiHeadAttention(num_heads, d_model // num_heads)
+        self.add = layers.Add()
+
+    def call(self, x, padding_mask=None, training=False):
+        attention, weights = self.mha(query=x, value=x, attention_mask=padding_mask, return_attention_scores=True)
+        h = self.layernorm1(self.add([x, self.dropout1(attention, training=training)]))
+        return self.layernorm2(self.add([h, self.dropout2(self.ffn(h), training=training)])), weights
+''',
+        "Keras' default LayerNorm epsilon": _ANSWERS["EncoderLayer"].replace("LayerNormalization(epsilon=1e-6)", "LayerNormalization()"),
+    },
+    "DecoderLayer": {
+        "causal mask from Keras": _edit("DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,",
+                                        "self.mha1(y, y, y, use_causal_mask=True,"),
+        "key given explicitly, ops.add": _dec_call('''
+        s = self.mha1(query=y, value=y, key=y, attention_mask=look_ahead_mask, training=training)
+        a = self.layernorm1(ops.add(y, self.dropout1(s, training=training)))
+        c, w = self.mha2(query=a, value=encoded, key=encoded, attention_mask=padding_mask, return_attention_scores=True)
+        b = self.layernorm2(ops.add(a, self.dropout2(c, training=training)))
+        return self.layernorm3(ops.add(b, self.dropout3(self.ffn(b), training=training))), w
+'''),
+    },
+    "Encoder": {
+        "scale with ops, mask as float": _edit(
+            "Encoder", _EMBED, "x = self.embedding(source_ids) * ops.sqrt(ops.cast(self.d_model, 'float32')) "
+            "+ ops.convert_to_tensor(self.positions)[:T]",
+            "padding_mask = ops.expand_dims(ops.not_equal(source_ids, self.pad_id), axis=1)",
+            "padding_mask = ops.cast(ops.not_equal(source_ids, self.pad_id), 'float32')[:, None, :]"),
+        "(batch, T, T) padding mask": _edit(
+            "Encoder", "padding_mask = ops.expand_dims(ops.not_equal(source_ids, self.pad_id), axis=1)",
+            "keep = ops.not_equal(source_ids, self.pad_id)\n"
+            "        padding_mask = ops.logical_and(ops.ones_like(keep)[:, :, None], keep[:, None, :])"),
+    },
+    "Decoder": {
+        "look-ahead mask from NumPy": _edit("Decoder", 'ops.tril(ops.ones((T, T), dtype="bool"))',
+                                            "np.arange(T)[None, :] <= np.arange(T)[:, None]"),
+    },
+    "Transformer": {
+        "mask with a None axis": _edit("Transformer", "ops.expand_dims(ops.not_equal(source_ids, self.source_pad_id), axis=1)",
+                                       "ops.not_equal(source_ids, self.source_pad_id)[:, None, :]"),
+    },
+    "translate": {
+        "a full-length buffer filled step by step, ops.argmax": '''
+def translate(model, source_ids, start_id, length):
+    buffer = np.full((len(source_ids), length), start_id, dtype="int32")
+    result = np.zeros((len(source_ids), length), dtype="int32")
+    for t in range(length):
+        logits = model((np.asarray(source_ids), buffer), training=False)
+        result[:, t] = np.asarray(ops.argmax(logits[:, t, :], axis=-1))
+        if t + 1 < length:
+            buffer[:, t + 1] = result[:, t]
+    return result
+''',
+    },
+}
