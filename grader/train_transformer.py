@@ -103,15 +103,16 @@ def train_dates(args):
 
 def train_baseline(args):
     """Notebook 03's model trained from scratch with the settings of its shipped weights, recorded per epoch."""
-    from attention_course.date_translation import load_date_weights, predict_indices
+    from attention_course.date_translation import predict_indices
     from attention_course.dates import load_dates
+    from attention_course.shipped_weights import load_shipped_weights
     from grader import train_date_translation as t03
     epochs = args.epochs or 45  # the shipped weights' settings: constant rate, then cosine decay
     _, _, history, wall = t03.train(epochs, 3, budget=None)
     data = load_dates()
     Xt, Yt = t03.encode_pairs(data.test, data.human_vocab, data.machine_vocab)
-    shipped = load_date_weights(t03.build_model(human_vocab_size=len(data.human_vocab),
-                                                machine_vocab_size=len(data.machine_vocab)))
+    shipped, _ = t03.build_model(human_vocab_size=len(data.human_vocab), machine_vocab_size=len(data.machine_vocab))
+    load_shipped_weights(shipped, t03.WEIGHTS_FILE)
     begin = time.perf_counter()
     predicted = predict_indices(shipped, Xt)
     translate_seconds = time.perf_counter() - begin
@@ -190,17 +191,17 @@ def best_of(function, repeats=3):
 
 def time_translation(args):
     """Re-measure both shipped models' time to translate the 2,000 test dates (best of 3, after a warm-up)."""
-    from attention_course.date_translation import load_date_weights, predict_indices
+    from attention_course.date_translation import predict_indices
     from attention_course.dates import load_dates
-    from attention_course.transformer import weights_path
+    from attention_course.shipped_weights import load_shipped_weights
+    from attention_course.transformer import WEIGHTS_FILE
     from grader import train_date_translation as t03
     nb = notebook_namespace()
-    transformer = nb["make_transformer"](compile_model=False)
-    transformer.load_weights(weights_path())
+    transformer = load_shipped_weights(nb["make_transformer"](compile_model=False), WEIGHTS_FILE)
     data = load_dates()
     Xt, _ = t03.encode_pairs(data.test, data.human_vocab, data.machine_vocab)
-    lstm = load_date_weights(t03.build_model(human_vocab_size=len(data.human_vocab),
-                                             machine_vocab_size=len(data.machine_vocab)))
+    lstm, _ = t03.build_model(human_vocab_size=len(data.human_vocab), machine_vocab_size=len(data.machine_vocab))
+    load_shipped_weights(lstm, t03.WEIGHTS_FILE)
     seconds = {"transformer": best_of(lambda: nb["translate"](transformer, nb["X_test"], nb["START_ID"], nb["Ty"])),
                "date_attention": best_of(lambda: predict_indices(lstm, Xt))}
     for name, value in seconds.items():

@@ -20,12 +20,11 @@ EXAMPLES = {"3 May 1979": "1979-05-03", "5 April 09": "2009-04-05", "21th of Aug
 
 @pytest.fixture(scope="module")
 def notebook():
-    from attention_course.transformer import weights_path
+    from attention_course.shipped_weights import load_shipped_weights
+    from attention_course.transformer import WEIGHTS_FILE
     from grader.train_transformer import notebook_namespace
     nb = notebook_namespace()
-    model = nb["make_transformer"](compile_model=False)
-    model.load_weights(weights_path())
-    return nb, model
+    return nb, load_shipped_weights(nb["make_transformer"](compile_model=False), WEIGHTS_FILE)
 
 
 def test_shipped_weights_reach_99_9_percent_on_test(notebook):
