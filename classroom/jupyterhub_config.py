@@ -40,7 +40,7 @@ c.JupyterHub.services = [{"name": "classroom-admin", "api_token": room.api_token
 c.JupyterHub.load_roles = [{
     "name": "classroom-admin",
     "description": "Start and stop the classroom's servers, issue their tokens",
-    "scopes": ["admin:users", "admin:servers", "tokens", "list:users", "read:users"],
+    "scopes": ["admin:users", "admin:servers", "tokens", "list:users", "read:users", "list:groups", "read:groups"],
     "services": ["classroom-admin"],
 }]
 
