@@ -64,11 +64,11 @@ def per_role_config(spawner):
     """Which Jupyter configuration a server reads: JUPYTER_CONFIG_PATH puts the role's folder first.
 
     - instructor: the course directory (its nbgrader_config.py: source/, the gradebook, the sandboxed
-      grading of grader/nbgrader_config.py), then the common folder;
+      grading of grader/nbgrader_config.py), config/instructor (the Formgrader's tab), then common;
     - students: config/students (no Formgrader, no Create Assignment, no course list), then common.
     """
     if spawner.user.name == room.instructor:
-        paths = [room.course_dir, config_dir / "common"]
+        paths = [room.course_dir, config_dir / "instructor", config_dir / "common"]
     else:
         paths = [config_dir / "students", config_dir / "common"]
     spawner.environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(str(p) for p in paths)

@@ -7,6 +7,7 @@ Layout of the state folder (default /srv/attention-classroom):
     exchange/             1777: the nbgrader exchange (nbgrader makes attention/{outbound,inbound,feedback})
     config/common/        read by every single-user server: course id and exchange (nbgrader_config.py),
                           JupyterLab plugins that would reach the internet switched off (labconfig/)
+    config/instructor/    read by the instructor's server only: lets JupyterLab show the Formgrader in a tab
     config/students/      read by students' servers only: the Formgrader, Create Assignment and the
                           course list switched off, in the browser (labconfig/) and on the server
     home/<user>/          0700, owned by the user: each person's files; the instructor's course is
@@ -171,7 +172,12 @@ def write_server_config(room: Classroom):
                {"disabledExtensions": dict.fromkeys(STUDENT_HIDDEN_PLUGINS, True)})
     write_json(students / "jupyter_server_config.json",
                {"ServerApp": {"jpserver_extensions": dict.fromkeys(STUDENT_OFF_SERVER_EXTENSIONS, False)}})
-    for folder in (room.state / "config", common, students):
+    # JupyterHub 6's single-user servers forbid all framing (frame-ancestors 'none'), which leaves JupyterLab's
+    # Formgrader tab (an iframe of the same server) blank. Only the instructor's server gets 'self' back.
+    instructor = room.state / "config" / "instructor"
+    write_json(instructor / "jupyter_server_config.json",
+               {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}})
+    for folder in (room.state / "config", common, students, instructor):
         folder.chmod(0o755)
 
 
