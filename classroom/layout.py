@@ -156,16 +156,17 @@ def write_json(path: Path, data: dict):
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def write_server_config(room: Classroom):
-    """The configuration single-user servers read through JUPYTER_CONFIG_PATH (see jupyterhub_config.py)."""
-    common = room.state / "config" / "common"
-    students = room.state / "config" / "students"
+def write_server_config(folder: Path, course_id: str, exchange: Path):
+    """The configuration single-user servers read through JUPYTER_CONFIG_PATH (see jupyterhub_config.py):
+    folder/common, folder/students, folder/instructor. deploy/jupyter/ is the same for Kubernetes
+    (tests/classroom/test_deploy_files.py checks they agree)."""
+    common, students, instructor = folder / "common", folder / "students", folder / "instructor"
     common.mkdir(parents=True, exist_ok=True)
     (common / "nbgrader_config.py").write_text(
         "# Every single-user server of the classroom (students and the instructor) reads this.\n"
         "c = get_config()\n"
-        f"c.CourseDirectory.course_id = {room.course_id!r}\n"
-        f"c.Exchange.root = {str(room.exchange)!r}\n")
+        f"c.CourseDirectory.course_id = {course_id!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n")
     write_json(common / "labconfig" / "page_config.json",
                {"disabledExtensions": dict.fromkeys(OFFLINE_PLUGINS, True)})
     write_json(students / "labconfig" / "page_config.json",
@@ -174,11 +175,10 @@ def write_server_config(room: Classroom):
                {"ServerApp": {"jpserver_extensions": dict.fromkeys(STUDENT_OFF_SERVER_EXTENSIONS, False)}})
     # JupyterHub 6's single-user servers forbid all framing (frame-ancestors 'none'), which leaves JupyterLab's
     # Formgrader tab (an iframe of the same server) blank. Only the instructor's server gets 'self' back.
-    instructor = room.state / "config" / "instructor"
     write_json(instructor / "jupyter_server_config.json",
                {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}})
-    for folder in (room.state / "config", common, students, instructor):
-        folder.chmod(0o755)
+    for path in (folder, *folder.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def make_course_dir(room: Classroom):
@@ -232,7 +232,7 @@ def prepare(room: Classroom) -> list:
     # The exchange: everyone may create entries, nobody may remove another's (sticky), as nbgrader requires.
     room.exchange.mkdir(parents=True, exist_ok=True)
     room.exchange.chmod(0o1777)
-    write_server_config(room)
+    write_server_config(room.state / "config", room.course_id, room.exchange)
     make_course_dir(room)
     room.save()
     return notes
