@@ -1,7 +1,8 @@
 """Thirty students fetch and submit at once through the hub, and every submission is collected and graded.
 
-What it proves: the hub starts 31 real single-user servers (each its own Unix user), and the exchange
-and collection hold under concurrency. All students' requests go through the hub's proxy with the
+What it proves: the hub starts 31 real single-user servers (each its own Unix user), each person's token
+opens their own server only and no student's server has the instructor's tools, and the exchange and
+collection hold under concurrency. All students' requests go through the hub's proxy with the
 student's own token, to their own server's nbgrader API (the same calls the Assignments list makes):
 30 fetches at once, then 30 submissions at once. The instructor collects through the Formgrader's API and
 grades the collected submissions with `python -m grader grade` run as the instructor (the same sandboxed
@@ -16,6 +17,7 @@ import csv
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -26,9 +28,10 @@ from concurrent.futures import ThreadPoolExecutor
 import nbformat
 import pytest
 
-from grader.course import REPO
+from classroom.layout import STUDENT_HIDDEN_PLUGINS
+from grader.course import REPO, SOLUTIONS, assignments
 from grader.samples import fill_answers, nbgrader_meta
-from tests.classroom.hub import COURSE_ID
+from tests.classroom.hub import COURSE_ID, HTTPError
 
 pytestmark = [pytest.mark.slow, pytest.mark.classroom]
 
@@ -41,6 +44,39 @@ ARTIFACTS = REPO / "test-artifacts" / "classroom"
 
 def marker(student: str) -> str:
     return f"# load-test marker: {student}"
+
+
+def status_of(call) -> int:
+    try:
+        call()
+        return 200
+    except HTTPError as error:
+        return error.code
+
+
+def disabled_plugins(lab_page: str) -> set:
+    """The plugins JupyterLab's page config (the jupyter-config-data script) switches off."""
+    config = re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', lab_page, re.S)
+    return set(json.loads(config.group(1)).get("disabledExtensions") or [])
+
+
+def check_roles(hub, instructor, students):
+    """Over the REST API with each person's own token: the instructor has the Formgrader and the course's
+    assignments; no student's server has it (server extension off, JupyterLab plugins off); no student's
+    token opens the instructor's server or the next student's."""
+    listed = sorted(a["name"] for a in hub.as_user(instructor, "formgrader/api/assignments"))
+    assert listed == assignments(SOLUTIONS)
+    assert not set(STUDENT_HIDDEN_PLUGINS) & disabled_plugins(hub.as_user(instructor, "lab"))
+    for i, student in enumerate(students):
+        for path in ("formgrader", "formgrader/api/assignments", "formgraders"):
+            assert status_of(lambda: hub.as_user(student, path)) == 404, f"{student}'s server answers /{path}"
+        hidden = disabled_plugins(hub.as_user(student, "lab"))
+        assert set(STUDENT_HIDDEN_PLUGINS) <= hidden, f"{student}'s JupyterLab loads {set(STUDENT_HIDDEN_PLUGINS) - hidden}"
+        neighbour = students[(i + 1) % len(students)]
+        for other, path in ((instructor, "api/contents"), (instructor, "formgrader/api/assignments"),
+                            (neighbour, "api/contents")):
+            code = status_of(lambda: hub.as_user(student, path, server=other))
+            assert code == 403, f"{student} opening /user/{other}/{path}: HTTP {code}, expected 403"
 
 
 def all_at_once(students, work):
@@ -60,6 +96,7 @@ def all_at_once(students, work):
 
 
 def test_thirty_students_fetch_and_submit_at_once_and_every_submission_is_graded(start_classroom):
+    test_started = time.monotonic()
     timings = {"students": STUDENTS}
     hub = start_classroom("crl-", students=STUDENTS)
     room = hub.room
@@ -74,6 +111,7 @@ def test_thirty_students_fetch_and_submit_at_once_and_every_submission_is_graded
     print("progress:", timings, flush=True)
     for student in students:
         hub.token(student)
+    check_roles(hub, instructor, students)
 
     # The instructor generates and releases the assignment (Formgrader API).
     for step in ("assign", "release"):
@@ -82,11 +120,12 @@ def test_thirty_students_fetch_and_submit_at_once_and_every_submission_is_graded
 
     # 30 fetches at once, each through the student's own server.
     action = {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}
-    fetched, timings["fetch_all_s"] = all_at_once(
+    fetched, fetch_seconds = all_at_once(
         students, lambda s: hub.as_user(s, "assignments/fetch", "POST", action))
     for student, (outcome, _) in fetched.items():
         assert outcome["success"], f"{student}: fetch failed: {outcome}"
-    timings["fetch_slowest_s"] = round(max(t for _, t in fetched.values()), 1)
+    timings["fetch_all_s"] = round(fetch_seconds, 2)
+    timings["fetch_slowest_s"] = round(max(t for _, t in fetched.values()), 2)
 
     # Each student's answers (solved, half or blank by turn) and a marker with their name.
     def answer(student):
@@ -100,13 +139,14 @@ def test_thirty_students_fetch_and_submit_at_once_and_every_submission_is_graded
         list(pool.map(answer, students))
 
     # 30 submissions at once.
-    submitted, timings["submit_all_s"] = all_at_once(
+    submitted, submit_seconds = all_at_once(
         students, lambda s: hub.as_user(s, "assignments/submit", "POST", action))
     for student, (outcome, _) in submitted.items():
         assert outcome["success"], f"{student}: submit failed: {outcome}"
         mine = [a for a in outcome["value"] if a["status"] == "submitted" and a["assignment_id"] == ASSIGNMENT]
         assert mine and len(mine[0]["submissions"]) == 1, f"{student}: the list after submitting shows {mine}"
-    timings["submit_slowest_s"] = round(max(t for _, t in submitted.values()), 1)
+    timings["submit_all_s"] = round(submit_seconds, 2)
+    timings["submit_slowest_s"] = round(max(t for _, t in submitted.values()), 2)
     print("progress:", timings, flush=True)
     inbound = sorted(p.name.split("+")[0] for p in (room.exchange / COURSE_ID / "inbound").iterdir())
     assert inbound == sorted(students), "the exchange's inbound does not hold exactly one submission per student"
@@ -144,6 +184,7 @@ def test_thirty_students_fetch_and_submit_at_once_and_every_submission_is_graded
     timings["scores"] = {str(f): sorted(v) for f, v in by_fraction.items()}
     timings["graded"] = len(graded)
 
+    timings["total_s"] = round(time.monotonic() - test_started, 1)  # without the stop (Ctrl-C) afterwards
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "load.json").write_text(json.dumps(timings, indent=2))
     print("load test:", json.dumps(timings))

@@ -4,13 +4,15 @@ The instructor releases 02_three_stage_attention from the Formgrader; two studen
 fetch it from their Assignments list, solve it (one fully, one half) and submit; the instructor collects,
 autogrades each submission from the Formgrader (the course's sandboxed grading, as `python -m grader
 grade`), generates and releases feedback; each student fetches the feedback and sees their own score.
-A student cannot open the instructor's server, the Formgrader, or another student's files.
+A student cannot open the instructor's server, the Formgrader, or another student's files. At the end,
+Ctrl-C (SIGINT to `python -m classroom`) stops the hub, every server and the proxy.
 
 The answers are written into each student's notebook through that student's own server (the contents
 API, with the student's token); typing answers into JupyterLab is what tests/browser/test_student_path.py
 covers. Screenshots of every step go to test-artifacts/browser/classroom_term/.
 """
 import re
+import socket
 import time
 from contextlib import contextmanager
 
@@ -18,9 +20,10 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from classroom.layout import user_processes
 from grader.samples import fill_answers, nbgrader_meta
 from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS, INSTALL_HINT, Shots, menu, open_notebook, run_all_and_wait
-from tests.classroom.hub import COURSE_ID, HTTPError
+from tests.classroom.hub import COURSE_ID
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.classroom]
 
@@ -280,6 +283,19 @@ def test_a_term_release_fetch_submit_collect_grade_feedback(start_classroom, sho
             assert f"{label} refused: PermissionError" in text, f"{ada}'s kernel: {text}"
     print(f"the term took {time.monotonic() - started:.0f} s in the browser; Formgrader autograded 2 in "
           f"{autograde_seconds:.0f} s")
+
+    # The hub's groups, as nbgrader names them for a course on a hub.
+    groups = {g["name"]: sorted(g["users"]) for g in hub.admin("groups")}
+    assert groups[f"formgrade-{COURSE_ID}"] == [instructor] and groups[f"nbgrader-{COURSE_ID}"] == [ada, bob]
+
+    # Ctrl-C: the launcher stops the hub, which stops every server and the proxy; nothing is left running.
+    report = hub.stop()
+    assert report["returncode"] == 0, hub.log_tail()
+    assert report["leftover_processes_killed"] == 0, "the hub left servers behind"
+    assert user_processes(room.users) == []
+    for port in (room.port, room.hub_port, room.proxy_api_port):
+        with socket.socket() as sock:
+            assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers after Ctrl-C"
 
 
 @pytest.fixture
