@@ -185,7 +185,8 @@ def make_course_dir(room: Classroom):
     """The instructor's course: a copy of solutions/ as nbgrader's source/, a config that loads the
     course's own grader/nbgrader_config.py (so the Formgrader grades with the sandboxed pipeline of
     `python -m grader grade`), the shared exchange, and the students on the gradebook's roster.
-    An existing course directory is kept as it is (its gradebook, submissions and feedback)."""
+    An existing course directory is kept (its config, gradebook, submissions and feedback); new students
+    are added to its roster."""
     from grader.course import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, prepare_environment, write_workspace_config
     from grader.gradebook import register_students
 
@@ -196,8 +197,7 @@ def make_course_dir(room: Classroom):
         for assignment in sorted(p.name for p in SOLUTIONS.iterdir() if (p / f"{p.name}.ipynb").is_file()):
             shutil.copytree(SOLUTIONS / assignment, source / assignment, dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        db_url = f"sqlite:///{course / 'gradebook.db'}?timeout=60"
-        write_workspace_config(course, source, db_url)
+        write_workspace_config(course, source, f"sqlite:///{course / 'gradebook.db'}?timeout=60")
         with open(config, "a") as handle:
             handle.write(
                 "# The classroom: the shared exchange and this course's id; the kernel limits of `grade`.\n"
@@ -206,8 +206,10 @@ def make_course_dir(room: Classroom):
                 f"c.SandboxedExecute.memory_limit_mb = {DEFAULT_MEMORY_MB}\n"
                 f"c.SandboxedExecute.cpu_limit_seconds = {DEFAULT_CPU_SECONDS}\n"
                 f"c.SandboxedExecute.kernel_log_dir = {str(course / 'logs')!r}\n")
-        prepare_environment()
-        register_students(db_url, room.students)
+    # The roster, also when a later run adds students (update_or_create: idempotent). It goes into the
+    # course's SQLite gradebook; a course moved to PostgreSQL keeps its roster there.
+    prepare_environment()
+    register_students(f"sqlite:///{course / 'gradebook.db'}?timeout=60", room.students)
     chown_tree(course, room.instructor)
 
 
