@@ -1,11 +1,12 @@
-# One command each: `make lab` (students), `make test` (everything), `make grade` (instructors).
+# One command each: `make lab` (students), `make test` (everything), `make grade` (instructors),
+# `make classroom` (the course on a local JupyterHub, as root).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
 
-.PHONY: install lab test test-fast grade release benchmark clean
+.PHONY: install lab test test-fast grade release benchmark clean classroom classroom-deps
 
 $(INSTALLED): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,23 @@ grade: install  ## autograde: make grade [SUBMISSIONS=folder] [ASSIGNMENT=name]
 
 release: install  ## regenerate notebooks/ from solutions/: make release [ASSIGNMENT=name]
 	$(BIN)/python -m grader release $(ASSIGNMENT)
+
+# The classroom's proxy, configurable-http-proxy, pinned in classroom/package-lock.json and installed next to it;
+# Node.js and npm come from Debian when missing (as root), bubblewrap too (the Formgrader grades in its sandbox).
+PROXY := classroom/node_modules/.bin/configurable-http-proxy
+$(PROXY): classroom/package.json classroom/package-lock.json
+	@missing=""; command -v npm >/dev/null || missing="nodejs npm"; command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then echo "Installing$$missing (apt-get)"; \
+			apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+		else echo "Missing$$missing: sudo apt-get install$$missing" >&2; exit 1; fi; fi
+	cd classroom && npm ci --omit=dev --no-audit --no-fund --loglevel=error
+	touch $@
+
+classroom-deps: install $(PROXY)
+
+classroom: classroom-deps  ## a local JupyterHub classroom, as root: make classroom [CLASSROOM_ARGS="--students 5 --port 8001"]
+	$(BIN)/python -m classroom $(CLASSROOM_ARGS)
 
 benchmark: install  ## print run and grading times for every notebook
 	$(BIN)/python -m grader.benchmark notebooks && $(BIN)/python -m grader.benchmark grading

@@ -1,0 +1,77 @@
+# JupyterHub configuration of the local classroom. `python -m classroom` prepares the state folder
+# (classroom/layout.py) and runs `jupyterhub -f classroom/jupyterhub_config.py` with CLASSROOM_STATE set.
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the hub imports classroom.auth
+
+from classroom.layout import CHP, COURSE_ID, Classroom  # noqa: E402
+
+c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+room = Classroom.load(Path(os.environ["CLASSROOM_STATE"]))
+hub_state = room.state / "hub"
+
+# Localhost only: the public proxy port, the hub behind it and the proxy's API.
+c.JupyterHub.bind_url = room.url
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{room.hub_port}"
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{room.proxy_api_port}"
+c.ConfigurableHTTPProxy.command = [str(CHP)]  # the pinned copy from classroom/package.json
+c.JupyterHub.db_url = f"sqlite:///{hub_state / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(hub_state / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(hub_state / "jupyterhub.pid")
+c.JupyterHub.cleanup_servers = True  # Ctrl-C stops every single-user server too
+
+# One password per person (printed by the launcher). A shared password would let any student log in as any
+# other; for a real class use the university's login instead (README: OAuthenticator, LDAPAuthenticator).
+c.JupyterHub.authenticator_class = "classroom.auth.ClassroomAuthenticator"
+c.ClassroomAuthenticator.passwords = room.passwords
+c.Authenticator.allowed_users = set(room.users)
+
+# nbgrader's convention for a course on a hub: formgrade-<course> for its graders, nbgrader-<course> for its
+# students (nbgrader's JupyterHubAuthPlugin reads these when one hub serves several courses).
+c.JupyterHub.load_groups = {
+    f"formgrade-{COURSE_ID}": {"users": [room.instructor]},
+    f"nbgrader-{COURSE_ID}": {"users": list(room.students)},
+}
+# A service for scripts and tests (the load test): start servers and make tokens for the classroom's users.
+# It is not given to people; its token is in classroom.json, readable by root only.
+c.JupyterHub.services = [{"name": "classroom-admin", "api_token": room.api_token}]
+c.JupyterHub.load_roles = [{
+    "name": "classroom-admin",
+    "description": "Start and stop the classroom's servers, issue their tokens",
+    "scopes": ["admin:users", "admin:servers", "tokens", "list:users", "read:users", "list:groups", "read:groups"],
+    "services": ["classroom-admin"],
+}]
+
+# Every person's server runs as their own Unix user (see classroom/layout.py for why).
+c.JupyterHub.spawner_class = "localprocess"
+venv_bin = str(Path(room.python).parent)
+c.Spawner.cmd = [os.path.join(venv_bin, "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+# Many servers starting at once share two cores (the load test starts thirty): be patient.
+c.Spawner.start_timeout = 600
+c.Spawner.http_timeout = 600
+c.JupyterHub.concurrent_spawn_limit = 100
+c.Spawner.environment = {
+    "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+config_dir = room.state / "config"
+
+
+def per_role_config(spawner):
+    """Which Jupyter configuration a server reads: JUPYTER_CONFIG_PATH puts the role's folder first.
+
+    - instructor: the course directory (its nbgrader_config.py: source/, the gradebook, the sandboxed
+      grading of grader/nbgrader_config.py), config/instructor (the Formgrader's tab), then common;
+    - students: config/students (no Formgrader, no Create Assignment, no course list), then common.
+    """
+    if spawner.user.name == room.instructor:
+        paths = [room.course_dir, config_dir / "instructor", config_dir / "common"]
+    else:
+        paths = [config_dir / "students", config_dir / "common"]
+    spawner.environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(str(p) for p in paths)
+
+
+c.Spawner.pre_spawn_hook = per_role_config
