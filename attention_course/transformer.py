@@ -1,26 +1,16 @@
-"""Helpers for notebook 06 (the Transformer on the dates): positions, the shipped weights' file and
-the recorded training runs (its schematic is attention_course.diagrams.draw_transformer).
+"""Helpers for notebook 06 (the Transformer on the dates): the shipped weights' file and the recorded
+training runs (its schematic is attention_course.diagrams.draw_transformer).
 
-`positional_encoding` is the sinusoidal encoding of notebook 04 (Vaswani et al. 2017), given here so
-that notebook 06 can use it without asking for it again. Nothing here builds a layer of the model:
-the graded classes live only in the notebook.
+Nothing here solves an exercise: notebook 04's positional encoding, which notebook 06 uses, is given
+in notebook 06's own setup cell (so the package never holds notebook 04's answer), and the graded
+classes live only in the notebook.
 """
 import json
-
-import numpy as np
 
 from attention_course.datafiles import verified_path
 
 WEIGHTS_FILE = "transformer/transformer_dates.weights.h5"
 RECORDS = ("transformer", "date_attention", "transformer_digits")
-
-
-def positional_encoding(max_len, d_model):
-    """Sinusoidal positions, float32 (max_len, d_model): sin on even dimensions, cos on odd ones."""
-    positions = np.arange(max_len)[:, None]  # (max_len, 1)
-    pair = np.arange(d_model)[None, :] // 2  # (1, d_model): dimensions 2i and 2i+1 share a frequency
-    angles = positions / np.power(10000.0, 2 * pair / d_model)  # (max_len, d_model)
-    return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles)).astype("float32")
 
 
 def load_training_record(name: str) -> dict:
