@@ -5,6 +5,10 @@ from dataclasses import dataclass
 from attention_course.datafiles import verified_path
 
 SPLITS = ("train", "dev", "test")
+# The eight dates the Coursera notebook translates (three of them wrongly); notebooks 03 and 06 must get all right.
+EXAMPLE_DATES = {"3 May 1979": "1979-05-03", "5 April 09": "2009-04-05", "21th of August 2016": "2016-08-21",
+                 "Tue 10 Jul 2007": "2007-07-10", "Saturday May 9 2018": "2018-05-09", "March 3 2001": "2001-03-03",
+                 "March 3rd 2001": "2001-03-03", "1 March 2001": "2001-03-01"}
 UNK, PAD = "<unk>", "<pad>"
 
 

@@ -11,11 +11,11 @@ import os
 import numpy as np
 import pytest
 
+from attention_course.dates import EXAMPLE_DATES
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-EXAMPLES = {"3 May 1979": "1979-05-03", "5 April 09": "2009-04-05", "21th of August 2016": "2016-08-21",
-            "Tue 10 Jul 2007": "2007-07-10", "Saturday May 9 2018": "2018-05-09", "March 3 2001": "2001-03-03",
-            "March 3rd 2001": "2001-03-03", "1 March 2001": "2001-03-01"}
+EXAMPLES = EXAMPLE_DATES
 
 
 @pytest.fixture(scope="module")
