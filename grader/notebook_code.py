@@ -29,3 +29,16 @@ def run_cells(assignment: str, grade_ids, namespace=None, setup=True) -> dict:
         with contextlib.redirect_stdout(io.StringIO()):  # the setup cell prints its versions line
             exec(compile(cells[grade_id].source, f"{assignment} cell {grade_id}", "exec"), namespace)
     return namespace
+
+
+def training_arguments(description: str, epochs: int):
+    """The options every training script shares: --epochs, --batch-size, --lr, --seed, --dry-run."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch-size", type=int, default=100)
+    parser.add_argument("--lr", type=float, default=0.005)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dry-run", action="store_true", help="train and report, write nothing")
+    return parser

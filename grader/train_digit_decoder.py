@@ -9,7 +9,6 @@ Then refresh the checksums: python -m attention_course.datafiles
 
 Run from the repo root:  python -m grader.train_digit_decoder
 """
-import argparse
 import json
 import os
 import time
@@ -22,6 +21,7 @@ from attention_course import digit_decoder as dd  # noqa: E402
 from attention_course import digit_strings as ds  # noqa: E402
 from attention_course.paths import datasets_dir  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
+from grader.notebook_code import training_arguments  # noqa: E402
 
 
 def greedy_exact_match(stepper, arrays):
@@ -31,13 +31,7 @@ def greedy_exact_match(stepper, arrays):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--lr", type=float, default=0.005)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dry-run", action="store_true", help="train and report, write nothing")
-    args = parser.parse_args()
+    args = training_arguments(__doc__.splitlines()[0], epochs=30).parse_args()
 
     set_seed(args.seed)
     train, dev = ds.load_arrays("train"), ds.load_arrays("dev")

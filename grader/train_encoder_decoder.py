@@ -11,7 +11,6 @@ Run from the repo root:  python -m grader.train_encoder_decoder   (the shipped f
 about 13 minutes on 2 shared CPU cores; exact match about 0.93 at length 5, 0 from length 22 on)
 Students never receive this file: it contains the reference model.
 """
-import argparse
 import os
 import time
 
@@ -23,7 +22,7 @@ from attention_course import digit_strings as ds  # noqa: E402
 from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
 from attention_course.paths import datasets_dir  # noqa: E402
 from attention_course.seeding import set_seed  # noqa: E402
-from grader.notebook_code import run_cells  # noqa: E402
+from grader.notebook_code import run_cells, training_arguments  # noqa: E402
 
 N_A, N_S = 64, 64
 WEIGHTS = "encoder_decoder/seq2seq_weights.npz"
@@ -35,13 +34,7 @@ def build_seq2seq(*sizes):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=50)
-    parser.add_argument("--batch-size", type=int, default=100)
-    parser.add_argument("--lr", type=float, default=0.005)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dry-run", action="store_true", help="train and report, write nothing")
-    args = parser.parse_args()
+    args = training_arguments(__doc__.splitlines()[0], epochs=50).parse_args()
 
     set_seed(args.seed)
     train, dev, test = (ds.load_arrays(split) for split in ("train", "dev", "test"))

@@ -4,12 +4,11 @@ digit decoder."""
 import os
 from collections import Counter
 
-import nbformat
 import numpy as np
 import pytest
 
 from attention_course import digit_strings as ds
-from grader.course import SOLUTIONS, nbgrader_meta
+from grader.notebook_code import run_cells
 
 ASSIGNMENT = "01_encoder_decoder"
 ANSWERS = ("length_normalized_score", "beam_search", "modified_precision", "bleu", "sequence_log_probability",
@@ -19,13 +18,7 @@ ANSWERS = ("length_normalized_score", "beam_search", "modified_precision", "bleu
 @pytest.fixture(scope="module")
 def solution():
     """The source notebook's answer cells for the decoding part, run in a fresh namespace."""
-    notebook = nbformat.read(SOLUTIONS / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    namespace = {"np": np, "Counter": Counter}
-    for cell in notebook.cells:
-        if nbgrader_meta(cell).get("solution") and nbgrader_meta(cell).get("grade_id") in ANSWERS:
-            exec(cell.source, namespace)
-    assert set(ANSWERS) <= set(namespace), f"answer cells missing: {set(ANSWERS) - set(namespace)}"
-    return namespace
+    return run_cells(ASSIGNMENT, ANSWERS, {"np": np, "Counter": Counter}, setup=False)
 
 
 def varied_corpora(seed=5, n=60):
