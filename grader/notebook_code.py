@@ -31,6 +31,34 @@ def run_cells(assignment: str, grade_ids, namespace=None, setup=True) -> dict:
     return namespace
 
 
+def run_notebook(assignment: str, stop_at=None, tests=False) -> dict:
+    """Run the solution notebook's code cells in one namespace, as Run All does with training on (no
+    NBGRADER_EXECUTION), from the notebook's folder; return the namespace. Test cells are skipped unless
+    tests=True; `stop_at`: stop before the first cell whose source contains this text."""
+    import os
+
+    os.environ.pop("NBGRADER_EXECUTION", None)
+    os.environ["MPLBACKEND"] = "Agg"
+    import matplotlib.pyplot as plt
+
+    path = SOLUTIONS / assignment / f"{assignment}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    namespace = {"__name__": "__main__"}
+    cwd = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type != "code" or (nbgrader_meta(cell).get("grade") and not tests):
+                continue
+            if stop_at and stop_at in cell.source:
+                break
+            exec(compile(cell.source, f"{path.name} cell {index}", "exec"), namespace)
+            plt.close("all")  # figures are not looked at here
+    finally:
+        os.chdir(cwd)
+    return namespace
+
+
 def training_arguments(description: str, epochs: int):
     """The options every training script shares: --epochs, --batch-size, --lr, --seed, --dry-run."""
     import argparse

@@ -12,24 +12,16 @@ import os
 import time
 from pathlib import Path
 
-import nbformat
+from grader.notebook_code import run_notebook
 
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOK = REPO / "solutions" / "05_attention_in_models" / "05_attention_in_models.ipynb"
 OUT = REPO / "datasets" / "attention_in_models" / "weights"
 
 
 def main():
-    os.environ.pop("NBGRADER_EXECUTION", None)
-    os.environ["MPLBACKEND"] = "Agg"
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    os.chdir(NOTEBOOK.parent)
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    namespace = {"__name__": "__main__"}
     start = time.perf_counter()
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type == "code":
-            exec(compile(cell.source, f"{NOTEBOOK.name} cell {index}", "exec"), namespace)
+    namespace = run_notebook("05_attention_in_models")
     print(f"notebook ran in {time.perf_counter() - start:.1f} s")
     OUT.mkdir(parents=True, exist_ok=True)
     for name, model in namespace["trained"].items():

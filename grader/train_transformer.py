@@ -29,34 +29,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
 
-NOTEBOOK = REPO / "solutions" / "06_transformer" / "06_transformer.ipynb"
+from grader.notebook_code import run_notebook  # noqa: E402
+
 OUT = REPO / "datasets" / "transformer"
 STOP_AT = "NOTEBOOK_EPOCHS"  # the notebook's own short training run starts in this cell
 
 
 def notebook_namespace() -> dict:
     """The notebook's names after its setup, data, exercise and training set-up cells (tests skipped)."""
-    os.environ.pop("NBGRADER_EXECUTION", None)
-    os.environ["MPLBACKEND"] = "Agg"
-    import matplotlib.pyplot as plt
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    namespace = {"__name__": "__main__"}
-    cwd = os.getcwd()
-    os.chdir(NOTEBOOK.parent)
-    try:
-        for index, cell in enumerate(notebook.cells):
-            if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
-                continue
-            if STOP_AT in cell.source:
-                break
-            exec(compile(cell.source, f"{NOTEBOOK.name} cell {index}", "exec"), namespace)
-            plt.close("all")
-    finally:
-        os.chdir(cwd)
-    return namespace
+    return run_notebook("06_transformer", stop_at=STOP_AT)
 
 
 def write_record(name, record):
