@@ -20,6 +20,40 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def become_subreaper():
+    """Orphaned descendants (a kernel whose server has gone) become our children, so we reap them rather
+    than leave zombies to an init that may never reap (PR_SET_CHILD_SUBREAPER, Linux)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def settle(users, timeout: float) -> list:
+    """Wait up to `timeout` s for the users' processes to end by themselves (a kernel still shutting down
+    after its server stopped), reaping our orphaned children meanwhile; return those still running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        left = user_processes(users)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
 def port_free(port: int) -> bool:
     with socket.socket() as sock:
         try:
@@ -85,6 +119,7 @@ def main(argv=None) -> int:
 
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_CONFIG_PATH", "JUPYTER_CONFIG_DIR")}
     env.update(CLASSROOM_STATE=str(state), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    become_subreaper()
     log_path = state / "hub" / "jupyterhub.log"
     log = open(log_path, "a")
     # Its own process group, so a terminal's Ctrl-C reaches the hub only through us, once, in order.
@@ -123,13 +158,14 @@ def main(argv=None) -> int:
     except ProcessLookupError:
         pass
     log.close()
-    left = user_processes(room.users)
+    left = settle(room.users, timeout=30)
+    commands = [command_line(pid) for pid, _ in left]
     for pid, user in left:  # servers the hub lost track of: only the classroom users' own processes
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    status = {"stopped": True, "leftover_processes_killed": len(left)}
+    status = {"stopped": True, "leftover_processes_killed": len(left), "leftover_commands": commands}
     (state / "hub" / "last_stop.json").write_text(json.dumps(status))
     print(f"stopped{f' ({len(left)} leftover processes of the course users killed)' if left else ''}.")
     return code

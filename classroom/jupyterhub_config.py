@@ -52,6 +52,9 @@ c.Spawner.default_url = "/lab"
 # Many servers starting at once share two cores (the load test starts thirty): be patient.
 c.Spawner.start_timeout = 600
 c.Spawner.http_timeout = 600
+# On Ctrl-C each server stops its kernels before it exits; on a busy machine that takes longer than the
+# default 10 s, after which the hub would kill the server and orphan its kernels.
+c.LocalProcessSpawner.interrupt_timeout = 30
 c.JupyterHub.concurrent_spawn_limit = 100
 c.Spawner.environment = {
     "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",

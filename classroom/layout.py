@@ -241,7 +241,10 @@ def prepare(room: Classroom) -> list:
 
 
 def user_processes(users) -> list:
-    """(pid, user) of every process owned by the classroom's users."""
+    """(pid, user) of every live process owned by the classroom's users.
+
+    Zombies are left out: they have exited and run nothing, and one whose parent is gone waits for the
+    machine's init to reap it (in some containers init never does)."""
     uids = {}
     for user in users:
         try:
@@ -253,8 +256,10 @@ def user_processes(users) -> list:
         if entry.name.isdigit():
             try:
                 uid = entry.stat().st_uid
-            except FileNotFoundError:
+                # /proc/<pid>/stat: "pid (command) state ..."; the command may contain spaces and parentheses
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (FileNotFoundError, ProcessLookupError, IndexError):
                 continue
-            if uid in uids:
+            if uid in uids and state != "Z":
                 found.append((int(entry.name), uids[uid]))
     return found

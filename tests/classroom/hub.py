@@ -146,7 +146,7 @@ class RunningClassroom:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(timeout=120)
+                self.process.wait(timeout=180)  # the hub's 90 s, then 30 s for kernels to end
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()

@@ -291,7 +291,7 @@ def test_a_term_release_fetch_submit_collect_grade_feedback(start_classroom, sho
     # Ctrl-C: the launcher stops the hub, which stops every server and the proxy; nothing is left running.
     report = hub.stop()
     assert report["returncode"] == 0, hub.log_tail()
-    assert report["leftover_processes_killed"] == 0, "the hub left servers behind"
+    assert report["leftover_processes_killed"] == 0, f"the hub left these behind: {report['leftover_commands']}"
     assert user_processes(room.users) == []
     for port in (room.port, room.hub_port, room.proxy_api_port):
         with socket.socket() as sock:
