@@ -199,3 +199,63 @@ def draw_transformer(ax=None, num_layers="N"):
     ax.set_ylim(0.1, 8.4)
     ax.axis("off")
     return ax
+
+
+def draw_location_attention(ax=None):
+    """Schematic of one location-aware attention step over encoded audio frames (Chorowski et al. 2015)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 4.6))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 6)
+    ax.axis("off")
+
+    def box(x, y, text, colour="#dde8f5"):
+        ax.text(x, y, text, ha="center", va="center", fontsize=10,
+                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1))
+
+    def arrow(x0, y0, x1, y1):
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
+
+    xs = [1.0, 2.3, 3.6, 4.9]
+    labels = [r"$h_1$", r"$h_2$", r"$\cdots$", r"$h_T$"]
+    previous = [r"$\alpha_{t-1,1}$", r"$\alpha_{t-1,2}$", r"$\cdots$", r"$\alpha_{t-1,T}$"]
+    for x, label, before in zip(xs, labels, previous):
+        box(x, 0.5, label)
+        box(x, 1.5, before, "#f5ecd9")
+        arrow(x, 0.85, x, 2.45)
+        box(x, 2.8, r"$e_{t,j}$", "#e3f1df")
+        arrow(x, 3.15, x, 3.75)
+    ax.text(6.6, 1.5, r"location features $f_t = F * \alpha_{t-1}$" + "\n(a convolution over time)",
+            ha="left", va="center", fontsize=9)
+    ax.text(6.6, 0.5, "encoded frames (keys and values)", ha="left", va="center", fontsize=9)
+    box(8.3, 2.8, r"decoder state $s_t$" + "\n(the query)", "#f3e0e8")
+    arrow(7.3, 2.8, 5.45, 2.8)
+    ax.text(6.4, 3.45, r"$e_{t,j} = w^\top\tanh(W s_t + V h_j + U f_{t,j} + b)$", ha="center", fontsize=9)
+    box(2.95, 4.1, r"softmax over the frames $j$ $\rightarrow$ $\alpha_{t,1} \dots \alpha_{t,T}$", "#e3f1df")
+    arrow(2.95, 4.45, 2.95, 5.0)
+    box(2.95, 5.35, r"context $c_t = \sum_j \alpha_{t,j} h_j$", "#e3f1df")
+    ax.annotate("", xy=(5.6, 1.5), xytext=(5.6, 4.1), arrowprops=dict(arrowstyle="->", color="#8a5a2a", lw=1,
+                                                                        linestyle="--", connectionstyle="arc3,rad=-0.4"))
+    ax.text(6.0, 4.3, r"$\alpha_t$ becomes $\alpha_{t-1}$ at the next step", fontsize=9, color="#8a5a2a")
+    ax.set_title("Location-aware attention: where to listen for character t?")
+    return ax
+
+
+def draw_region_grid(image, grid, ax=None):
+    """An image with its grid x grid regions drawn and numbered in row-major order (the order of reshape)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 4.6))
+    size = image.shape[0]
+    ax.imshow(image, extent=(0, size, size, 0))
+    step = size / grid
+    for k in range(1, grid):
+        ax.axhline(k * step, color="white", lw=0.6, alpha=0.7)
+        ax.axvline(k * step, color="white", lw=0.6, alpha=0.7)
+    for row in range(grid):
+        for col in range(grid):
+            ax.text((col + 0.5) * step, (row + 0.5) * step, str(row * grid + col), ha="center", va="center",
+                    fontsize=8, color="white", alpha=0.9)
+    ax.set_xlabel("x (pixels); columns of regions")
+    ax.set_ylabel("y (pixels); rows of regions")
+    ax.set_title(f"{grid} x {grid} regions, numbered row by row")
+    return ax

@@ -102,3 +102,41 @@ def plot_attention_grid(weights, row_labels, col_labels, *, row_titles=None, col
     if suptitle:
         fig.suptitle(suptitle)
     return fig
+
+
+def plot_region_attention(image, maps, words, *, columns=5, panel_size=2.4):
+    """The image once per word, with that word's attention over the regions laid on top; return the Figure.
+
+    image (S, S, 3); maps (n_words, H, W), the weights on the region grid (each map sums to 1);
+    words: the n_words generated words. One colour scale for all panels (0 to the largest weight),
+    the course's colormap, one colour bar; at most `columns` panels per row.
+    """
+    maps = np.asarray(maps, dtype=float)
+    if maps.ndim != 3 or len(maps) != len(words):
+        raise ValueError(f"plot_region_attention needs maps of shape (n_words, H, W) and one word per map; "
+                         f"got maps of shape {maps.shape} and {len(words)} words")
+    size = image.shape[0]
+    n_panels = len(words) + 1
+    n_rows = -(-n_panels // columns)
+    fig, axes = plt.subplots(n_rows, columns, figsize=(panel_size * columns + 1, panel_size * n_rows + 0.4),
+                             squeeze=False, constrained_layout=True)
+    axes = axes.ravel()
+    axes[0].imshow(image)
+    axes[0].set_title("image", fontsize=10)
+    top = maps.max()
+    overlay = None
+    for ax, word, weights in zip(axes[1:], words, maps):
+        ax.imshow(image)
+        overlay = ax.imshow(weights, cmap=COLORMAP, vmin=0.0, vmax=top, alpha=0.65, extent=(0, size, size, 0),
+                            interpolation="nearest")
+        ax.set_title(word, fontsize=11)
+    for ax in axes[:n_panels]:
+        ax.set_xticks([0, size // 2, size])
+        ax.set_yticks([0, size // 2, size])
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("x (pixels)", fontsize=7)
+        ax.set_ylabel("y (pixels)", fontsize=7)
+    for ax in axes[n_panels:]:
+        ax.axis("off")
+    fig.colorbar(overlay, ax=axes.tolist(), shrink=0.8, label="attention weight")
+    return fig

@@ -31,13 +31,16 @@ def run_cells(assignment: str, grade_ids, namespace=None, setup=True) -> dict:
     return namespace
 
 
-def run_notebook(assignment: str, stop_at=None, tests=False) -> dict:
+def run_notebook(assignment: str, stop_at=None, tests=False, grading=False) -> dict:
     """Run the solution notebook's code cells in one namespace, as Run All does with training on (no
-    NBGRADER_EXECUTION), from the notebook's folder; return the namespace. Test cells are skipped unless
-    tests=True; `stop_at`: stop before the first cell whose source contains this text."""
+    NBGRADER_EXECUTION; with grading=True, as nbgrader runs it: no training), from the notebook's folder;
+    return the namespace. Test cells are skipped unless tests=True; `stop_at`: stop before the first cell
+    whose source contains this text."""
     import os
 
-    os.environ.pop("NBGRADER_EXECUTION", None)
+    before = os.environ.pop("NBGRADER_EXECUTION", None)
+    if grading:
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
     os.environ["MPLBACKEND"] = "Agg"
     import matplotlib.pyplot as plt
 
@@ -56,6 +59,9 @@ def run_notebook(assignment: str, stop_at=None, tests=False) -> dict:
             plt.close("all")  # figures are not looked at here
     finally:
         os.chdir(cwd)
+        os.environ.pop("NBGRADER_EXECUTION", None)
+        if before is not None:
+            os.environ["NBGRADER_EXECUTION"] = before
     return namespace
 
 
