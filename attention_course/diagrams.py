@@ -2,10 +2,22 @@
 
 Every notebook draws its diagrams from here, in the course's colormap, so they look alike.
 """
+from functools import partial
+
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from attention_course.heatmaps import COLORMAP
+
+
+def _text_box(ax, x, y, text, colour="#dde8f5"):
+    """A rounded box of text centred on (x, y), in the style of the attention-step schematics."""
+    ax.text(x, y, text, ha="center", va="center", fontsize=10,
+            bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1))
+
+
+def _arrow(ax, x0, y0, x1, y1):
+    ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
 
 
 def draw_encoder_decoder(source, target, highlight=None, ax=None, title=None):
@@ -120,12 +132,7 @@ def draw_attention_step(ax=None):
     ax.set_ylim(0, 6)
     ax.axis("off")
 
-    def box(x, y, text, colour="#dde8f5", width=1.3):
-        ax.text(x, y, text, ha="center", va="center", fontsize=10,
-                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1, alpha=1.0))
-
-    def arrow(x0, y0, x1, y1):
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
+    box, arrow = partial(_text_box, ax), partial(_arrow, ax)
 
     inputs = [r"$a^{\langle 1\rangle}$", r"$a^{\langle 2\rangle}$", r"$\cdots$", r"$a^{\langle T_x\rangle}$"]
     xs = [1.0, 2.4, 3.8, 5.2]
@@ -135,14 +142,14 @@ def draw_attention_step(ax=None):
         box(x, 2.1, "Dense tanh\nDense relu", "#f5ecd9")
         arrow(x, 2.5, x, 3.15)
     box(3.1, 3.5, r"softmax over $t'$  $\rightarrow$  $\alpha^{\langle t,1\rangle} \dots \alpha^{\langle t,T_x\rangle}$",
-        "#e3f1df", 4.5)
+        "#e3f1df")
     box(8.2, 2.1, r"$s^{\langle t-1\rangle}$" + "\n" + r"(RepeatVector $T_x$," + "\n"
         + r"concatenated to each $a^{\langle t'\rangle}$)",
         "#f3e0e8")
     arrow(7.1, 2.1, 5.95, 2.1)
     arrow(3.1, 3.85, 3.1, 4.55)
     box(3.1, 4.9, r"context$^{\langle t\rangle} = \sum_{t'} \alpha^{\langle t,t'\rangle} a^{\langle t'\rangle}$",
-        "#e3f1df", 4.5)
+        "#e3f1df")
     arrow(5.0, 4.9, 6.9, 4.9)
     box(8.2, 4.9, "post-attention LSTM\n" + r"$\rightarrow s^{\langle t\rangle},\ \hat y^{\langle t\rangle}$",
         "#f3e0e8")
@@ -209,12 +216,7 @@ def draw_location_attention(ax=None):
     ax.set_ylim(0, 6)
     ax.axis("off")
 
-    def box(x, y, text, colour="#dde8f5"):
-        ax.text(x, y, text, ha="center", va="center", fontsize=10,
-                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1))
-
-    def arrow(x0, y0, x1, y1):
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
+    box, arrow = partial(_text_box, ax), partial(_arrow, ax)
 
     xs = [1.0, 2.3, 3.6, 4.9]
     labels = [r"$h_1$", r"$h_2$", r"$\cdots$", r"$h_T$"]

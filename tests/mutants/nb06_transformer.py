@@ -3,20 +3,10 @@
 Each mutant is the notebook's own answer with one edit (`_edit`), so the mutants follow the notebook;
 an edit that no longer applies fails loudly instead of silently testing the right answer.
 """
-from grader.samples import answers
-from tests.course_files import source_notebook
+from tests.course_files import answer_editor
 
 ASSIGNMENT = "06_transformer"
-_ANSWERS = answers(source_notebook(ASSIGNMENT))  # grade_id -> the notebook's answer, solution markers removed
-
-
-def _edit(exercise, *pairs):
-    code = _ANSWERS[exercise]
-    for old, new in zip(pairs[::2], pairs[1::2]):
-        if old not in code:
-            raise ValueError(f"mutant edit of {exercise} no longer applies: {old!r}")
-        code = code.replace(old, new, 1)
-    return code
+_edit = answer_editor(ASSIGNMENT)
 
 
 _ENC_CALL = '''
@@ -211,7 +201,7 @@ class EncoderLayer(layers.Layer):
         h = self.layernorm1(self.add([x, self.dropout1(attention, training=training)]))
         return self.layernorm2(self.add([h, self.dropout2(self.ffn(h), training=training)])), weights
 ''',
-        "Keras' default LayerNorm epsilon": _ANSWERS["EncoderLayer"].replace("LayerNormalization(epsilon=1e-6)", "LayerNormalization()"),
+        "Keras' default LayerNorm epsilon": _edit("EncoderLayer", *["LayerNormalization(epsilon=1e-6)", "LayerNormalization()"] * 2),
     },
     "DecoderLayer": {
         "causal mask from Keras": _edit("DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,",

@@ -3,20 +3,10 @@
 Each mutant is the notebook's own answer with one edit (`_edit`), so the mutants follow the notebook;
 an edit that no longer applies fails loudly instead of silently testing the right answer.
 """
-from grader.samples import answers
-from tests.course_files import source_notebook
+from tests.course_files import answer_editor
 
 ASSIGNMENT = "07_attention_applications"
-_ANSWERS = answers(source_notebook(ASSIGNMENT))  # grade_id -> the notebook's answer, solution markers removed
-
-
-def _edit(exercise, *pairs):
-    code = _ANSWERS[exercise]
-    for old, new in zip(pairs[::2], pairs[1::2]):
-        if old not in code:
-            raise ValueError(f"mutant edit of {exercise} no longer applies: {old!r}")
-        code = code.replace(old, new, 1)
-    return code
+_edit = answer_editor(ASSIGNMENT)
 
 
 _FRAMES = "np.asarray(waveform)[..., index]"
