@@ -77,3 +77,17 @@ def check_true(what, condition, expected, got, hint=""):
     """A property that must hold; `expected` and `got` describe it in words."""
     if not condition:
         _fail(what, expected, got, hint)
+
+
+def check_call(what, function, *args, hint="", **kwargs):
+    """Call `function(*args, **kwargs)` and return its result; an exception it raises (a shape error, most
+    often) becomes a failure that says what was called, what went wrong, and a hint, not a bare traceback.
+    NumPy's floating-point warnings are silenced: the checks after the call judge the values."""
+    try:
+        with np.errstate(all="ignore"):
+            return function(*args, **kwargs)
+    except Exception as error:  # noqa: BLE001 - any error of the student's code is reported the same way
+        message = f"{what} raised {error.__class__.__name__}: {error}."
+        if hint:
+            message += f" Hint: {hint}"
+        raise AssertionError(message) from None
