@@ -16,6 +16,16 @@ def _text_box(ax, x, y, text, colour="#dde8f5"):
             bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#4a6a8a", lw=1))
 
 
+def _canvas(ax, figsize):
+    """The axes of an attention-step schematic: a 10 x 6 drawing area without axis lines."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 6)
+    ax.axis("off")
+    return ax
+
+
 def _arrow(ax, x0, y0, x1, y1):
     ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=dict(arrowstyle="->", color="#333333", lw=1))
 
@@ -126,12 +136,7 @@ def draw_beam_search_toy(ax=None):
 
 def draw_attention_step(ax=None):
     """Schematic of one attention step of the date model (what `one_step_attention` computes)."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.8))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(0, 6)
-    ax.axis("off")
-
+    ax = _canvas(ax, figsize=(10, 4.8))
     box, arrow = partial(_text_box, ax), partial(_arrow, ax)
 
     inputs = [r"$a^{\langle 1\rangle}$", r"$a^{\langle 2\rangle}$", r"$\cdots$", r"$a^{\langle T_x\rangle}$"]
@@ -210,12 +215,7 @@ def draw_transformer(ax=None, num_layers="N"):
 
 def draw_location_attention(ax=None):
     """Schematic of one location-aware attention step over encoded audio frames (Chorowski et al. 2015)."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.6))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(0, 6)
-    ax.axis("off")
-
+    ax = _canvas(ax, figsize=(10, 4.6))
     box, arrow = partial(_text_box, ax), partial(_arrow, ax)
 
     xs = [1.0, 2.3, 3.6, 4.9]
