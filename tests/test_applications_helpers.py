@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from attention_course.applications import load_training_record  # noqa: E402
+from attention_course.training_records import load_training_record  # noqa: E402
 from attention_course.audio import plot_spectrogram  # noqa: E402
 from attention_course.captioned_scenes import object_centres, region_of  # noqa: E402
 from attention_course.error_rates import character_error_rate, edit_distance  # noqa: E402

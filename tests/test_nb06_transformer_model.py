@@ -59,7 +59,8 @@ def test_attention_maps_are_read_from_the_model(notebook):
 
 
 def test_training_records_are_complete(notebook):
-    from attention_course.transformer import load_training_record, seconds_to_reach
+    from attention_course.training_records import load_training_record
+    from attention_course.transformer import seconds_to_reach
     _, model = notebook
     transformer, baseline = load_training_record("transformer"), load_training_record("date_attention")
     assert transformer["parameters"] == model.count_params()
