@@ -6,7 +6,10 @@ the student's job in the notebook (and the spoken-digits builder uses the notebo
 The speech is 8 kHz telephone-band audio; frames are 32 ms long every 20 ms, so one second of
 speech gives about 50 frames, and each frame is summarised by N_MELS mel-band energies.
 """
+import matplotlib.pyplot as plt
 import numpy as np
+
+from attention_course.heatmaps import COLORMAP
 
 SAMPLE_RATE = 8000  # Hz
 FRAME_LENGTH = 256  # samples: 32 ms
@@ -46,10 +49,6 @@ def mel_filterbank(n_mels=N_MELS, n_fft=N_FFT, sample_rate=SAMPLE_RATE, f_min=0.
 
 def plot_spectrogram(log_mel, seconds_per_frame, *, title=None, ax=None):
     """Draw a log-mel spectrogram (n_frames, n_mels): time in seconds across, mel bands up; return the Axes."""
-    import matplotlib.pyplot as plt
-
-    from attention_course.heatmaps import COLORMAP
-
     log_mel = np.asarray(log_mel, dtype=float)
     if log_mel.ndim != 2:
         raise ValueError(f"plot_spectrogram draws one spectrogram of shape (n_frames, n_mels); got {log_mel.shape}")

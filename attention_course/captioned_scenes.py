@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from attention_course.datafiles import verified_path
+from attention_course.token_ids import end_padded, shift_right, tokens_until_end
 
 IMAGE_SIZE = 48
 GRID = 3
@@ -82,35 +83,22 @@ def load_scenes(split):
 
 def encode_captions(captions, length=CAPTION_LENGTH):
     """int32 (n, length): each caption's word ids, then END, then PAD up to `length`."""
-    ids = np.full((len(captions), length), PAD_ID, np.int32)
-    for row, caption in enumerate(captions):
-        words = caption.split()
-        unknown = [w for w in words if w not in WORD_TO_ID]
+    for caption in captions:
+        unknown = [w for w in caption.split() if w not in WORD_TO_ID]
         if unknown:
             raise ValueError(f"Unknown word {unknown[0]!r} in caption {caption!r}; it is not in VOCAB")
-        if len(words) + 1 > length:
-            raise ValueError(f"Caption {caption!r} has {len(words)} words; "
-                             f"{length} ids hold at most {length - 1} and END")
-        ids[row, :len(words) + 1] = [WORD_TO_ID[w] for w in words] + [END_ID]
-    return ids
+    return end_padded([[WORD_TO_ID[w] for w in caption.split()] for caption in captions], length, END_ID, PAD_ID,
+                      captions, "words")
 
 
 def decoder_inputs(ids):
     """The decoder's input under teacher forcing: START, then the target ids shifted right by one."""
-    ids = np.asarray(ids, np.int32)
-    start = np.full((len(ids), 1), START_ID, np.int32)
-    return np.concatenate([start, ids[:, :-1]], axis=1)
+    return shift_right(ids, START_ID)
 
 
 def decode_ids(ids):
     """The caption written by one row of ids: words up to the first END, PAD and START skipped."""
-    words = []
-    for i in np.asarray(ids).tolist():
-        if i == END_ID:
-            break
-        if i not in (PAD_ID, START_ID):
-            words.append(VOCAB[i])
-    return " ".join(words)
+    return " ".join(tokens_until_end(ids, VOCAB, END_ID, skip=(PAD_ID, START_ID)))
 
 
 def object_centres(boxes) -> np.ndarray:

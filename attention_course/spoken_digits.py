@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from attention_course.datafiles import verified_path
+from attention_course.token_ids import end_padded, shift_right, tokens_until_end
 
 DIGITS = "0123456789"
 VOCAB = ["<pad>", "<start>", "<end>"] + list(DIGITS)
@@ -107,34 +108,22 @@ def load_examples():
 
 def encode_transcripts(texts, length=TRANSCRIPT_LENGTH):
     """Speller targets, int32 (n, length): the digits' ids, then <end>, then <pad> to the end."""
-    rows = []
     for text in texts:
         bad = [ch for ch in text if ch not in DIGITS]
         if bad:
             raise ValueError(f"{text!r} contains {bad[0]!r}; transcripts are digits 0-9 only")
-        if len(text) + 1 > length:
-            raise ValueError(f"{text!r} has {len(text)} digits; with <end> it needs length > {length}")
-        ids = [CHAR_TO_ID[ch] for ch in text] + [END_ID]
-        rows.append(ids + [PAD_ID] * (length - len(ids)))
-    return np.array(rows, dtype=np.int32).reshape(-1, length)
+    return end_padded([[CHAR_TO_ID[ch] for ch in text] for text in texts], length, END_ID, PAD_ID,
+                      texts, "digits")
 
 
 def decoder_inputs(ids):
     """Teacher-forcing inputs: <start> followed by the targets shifted right by one step."""
-    ids = np.asarray(ids, dtype=np.int32)
-    start = np.full(ids.shape[:-1] + (1,), START_ID, dtype=np.int32)
-    return np.concatenate([start, ids[..., :-1]], axis=-1)
+    return shift_right(ids, START_ID)
 
 
 def decode_ids(ids):
     """The digit string of one id sequence, read up to the first <end> (<pad> and <start> skipped)."""
-    digits = []
-    for i in np.asarray(ids).ravel():
-        if int(i) == END_ID:
-            break
-        if int(i) not in (PAD_ID, START_ID):
-            digits.append(VOCAB[int(i)])
-    return "".join(digits)
+    return "".join(tokens_until_end(ids, VOCAB, END_ID, skip=(PAD_ID, START_ID)))
 
 
 def frame_mask(n_frames, T):
