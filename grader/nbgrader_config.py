@@ -10,6 +10,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute)
+from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,7 +47,13 @@ c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKern
 c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, PassingTestsKeepStderr,
                                        ClearMetadataPreprocessor, LimitOutput, LimitOutputSize, SaveAutoGrades,
                                        AssignLatePenalties, CheckCellMetadata]
-c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
+# Student HTML reaches no page raw (grader/sanitise_feedback.py). The Formgrader's submission view is a
+# plain HTMLExporter, so every HTMLExporter sanitises first; feedback sanitises again after GetGrades (which
+# adds the gradebook's comments); its exporter replaces a page still carrying a foreign script or handler.
+c.HTMLExporter.preprocessors = [SanitiseFeedback]
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor,
+                                    SanitiseFeedback]
+c.GenerateFeedback.exporter_class = CheckedHTMLExporter
 
 # zip_collect: LMS downloads named like Canvas's "<student>_<late_><user id>_<file id>_<notebook>.ipynb".
 c.FileNameCollectorPlugin.named_regexp = (

@@ -1,0 +1,286 @@
+"""Feedback pages (and the Formgrader's view) show a hostile notebook's text and figures, none of its HTML.
+
+The notebook is rendered by the exporter, template and preprocessors generate_feedback builds from the
+course config, without GetGrades (it reads the gradebook; the scores it would add are set here).
+"""
+import base64
+import io
+from html.parser import HTMLParser
+
+import matplotlib
+import nbformat
+import pytest
+from nbconvert.exporters import HTMLExporter
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
+from nbgrader.converters import GenerateFeedback
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import GetGrades
+from nbgrader.server_extensions.formgrader import handlers
+
+from grader.course import course_config
+from grader.preprocessors import HideHiddenTests
+from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback, page_problems
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
+
+RESOURCES = {"unique_key": "00_fixture", "nbgrader": {
+    "student": "mallory", "assignment": "00_fixture", "notebook": "00_fixture",
+    "score": 3.0, "max_score": 5.0, "late_penalty": 0}}
+ATTACKS_MARKDOWN = """# My answer
+
+My answer is readable and **bold**.
+
+<script>alert('markdown')</script>
+<img src=x onerror="alert('img')">
+<svg onload="alert('svg')"><circle r="5"></circle></svg>
+[click me](javascript:alert('link')) and <a href="JaVaScRiPt:alert('case')">case</a>
+<a href="&#106;avascript:alert('entity')">entity</a> <a href="java&#x09;script:alert('tab')">tab</a>
+<a href="data:text/html,<script>alert('data')</script>">data</a>
+<iframe src="https://example.org/"></iframe>
+<object data="javascript:alert('object')"></object><embed src="javascript:alert('embed')">
+<form action="javascript:alert('form')"><button>go</button></form>
+<math><mtext><img src=x onerror="alert('math')"></mtext></math>
+<base href="javascript:alert('base')//">
+<meta http-equiv="refresh" content="0;url=javascript:alert('meta')">
+<style>body { display: none }</style>
+<div style="background:url(javascript:alert('css'))" onmouseover="alert('div')">hover here</div>
+
+![figure](attachment:figure.png)
+"""
+
+
+def real_png() -> str:
+    figure, axes = plt.subplots(figsize=(2, 2))
+    axes.plot([0, 1, 2], [0, 1, 4])
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode("ascii")
+
+
+def display(data, **metadata):
+    return new_output("display_data", data=data, metadata=metadata)
+
+
+def hostile_notebook(png: str):
+    """Every attack nbformat's schema allows; nbconvert validates after each preprocessor."""
+    notebook = new_notebook(metadata={
+        "title": "</title><script>alert('title')</script>",
+        "language_info": {"name": "<script>alert('language')</script>", "pygments_lexer": "<b>lexer</b>"},
+        "kernelspec": {"name": "python3", "display_name": "<script>alert('kernel')</script>"},
+        "widgets": {"application/vnd.jupyter.widget-state+json": {
+            "state": {"m": {"state": {"value": "</script><script>alert('state')</script>"}}},
+            "version_major": 2, "version_minor": 0}},
+    })
+    markdown = new_markdown_cell(ATTACKS_MARKDOWN, attachments={"figure.png": {"image/png": png}})
+    evil_attachment = new_markdown_cell("Attachment: ![evil](attachment:evil.png)", attachments={
+        "evil.png": {"image/png": b64("<script>alert('attachment')</script>"),
+                     "text/html": "<script>alert('attachment html')</script>"}})
+    raw = new_raw_cell("<script>alert('raw')</script>", metadata={"raw_mimetype": "text/html"})
+    answer = new_code_cell("def add(a, b):\n    return a + b", metadata={
+        "tags": ["x\" onmouseover=\"alert('tag')"], "alt": "\" onerror=\"alert('alt')",
+        "magics_language": "<script>", "nbgrader": {
+            "grade": True, "solution": True, "grade_id": "add", "points": 2, "score": 1.5,
+            "comment": "<script>alert('comment')</script> Good **work**"}})
+    answer.outputs = [
+        new_output("stream", name="stdout", text="print: <b>plain text</b> & more\n"),
+        new_output("execute_result", execution_count=3, data={
+            "text/html": "<b>bold html</b><script>alert('html')</script><img src=x onerror=alert('img')>",
+            "text/plain": "plain fallback"}),
+        display({"application/javascript": "alert('js')"}),
+        display({"application/vnd.jupyter.widget-view+json": {"model_id": "m", "x": "</script><script>x()"},
+                 "text/plain": "IntSlider(value=3)"}),
+        display({"image/png": b64("<html><script>alert('fake png')</script></html>")}),
+        display({"image/svg+xml": "<svg onload=\"alert('svg output')\"></svg>"}),
+        display({"text/markdown": "*markdown output*\n\n<script>alert('md output')</script>"}),
+        display({"text/latex": "</div><script>alert('latex')</script>"}),
+        display({"text/html": "<p>isolated</p><script>alert('isolated')</script>"},
+                **{"text/html": {"isolated": True}}),
+        display({"image/png": png, "text/plain": "<Figure size 200x200>"},
+                **{"image/png": {"width": "1 onerror=alert('width')", "height": 150}}),
+        new_output("error", ename="<script>alert('ename')</script>", evalue="<img src=x onerror=alert(2)>",
+                   traceback=["<script>alert('traceback')</script>"]),
+    ]
+    forged = new_code_cell("x = 1", metadata={"nbgrader": {
+        "grade": True, "solution": False, "grade_id": "x\"><script>alert('grade id')</script>", "points": 1,
+        "score": 0}})
+    notebook.cells = [markdown, evil_attachment, raw, answer, forged]
+    return notebook
+
+
+def off_schema(notebook):
+    """Attacks on what the schema checks, which a hostile kernel's messages can still put in a notebook:
+    generate_feedback runs the sanitiser before any validation."""
+    answer = notebook.cells[3]
+    answer.id = "a\" onclick=\"alert('id')"
+    answer.execution_count = "<script>alert('count')</script>"
+    answer.outputs += [nbformat.from_dict(output) for output in (
+        {"output_type": "stream", "name": "\"><script>alert('stream')</script>", "text": "other stream\n"},
+        {"output_type": "<script>alert('kind')</script>"})]
+    return notebook
+
+
+def feedback_exporter(config):
+    """The exporter generate_feedback makes from `config`, with its preprocessors but GetGrades."""
+    feedback = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    exporter = feedback.exporter_class(parent=feedback, config=feedback.config)
+    for preprocessor in feedback.preprocessors:
+        if preprocessor is not GetGrades:
+            exporter.register_preprocessor(preprocessor)
+    return exporter
+
+
+class Page(HTMLParser):
+    """Every element with its attributes, the scripts and the text of a page."""
+
+    def __init__(self, page: str):
+        super().__init__(convert_charrefs=True)
+        self.elements, self.scripts, self.text, self._in_script = [], [], [], None
+        self.feed(page)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in_script = (tuple(sorted(attrs)), [])
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in_script:
+            self.scripts.append((self._in_script[0], "".join(self._in_script[1])))
+            self._in_script = None
+
+    def handle_data(self, data):
+        (self._in_script[1] if self._in_script else self.text).append(data)
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+    def images(self) -> list:
+        return [attrs for tag, attrs in self.elements if tag == "img"]
+
+
+@pytest.fixture(scope="module")
+def png():
+    return real_png()
+
+
+@pytest.fixture(scope="module")
+def rendered(png):
+    exporter = feedback_exporter(course_config())
+    page, _ = exporter.from_notebook_node(off_schema(hostile_notebook(png)), resources=RESOURCES)
+    empty, _ = exporter.from_notebook_node(new_notebook(), resources=RESOURCES)
+    return page, empty
+
+
+def test_the_course_config_wires_the_sanitiser_and_the_checked_exporter():
+    feedback = GenerateFeedback(coursedir=CourseDirectory(config=course_config()), config=course_config())
+    assert feedback.preprocessors[-1] is SanitiseFeedback and GetGrades in feedback.preprocessors
+    assert feedback.exporter_class is CheckedHTMLExporter
+    assert course_config().HTMLExporter.preprocessors == [SanitiseFeedback]
+
+
+def test_feedback_has_only_the_templates_scripts(rendered):
+    page, empty = rendered
+    scripts = Page(page).scripts
+    assert scripts and set(scripts) <= set(Page(empty).scripts)
+    assert "alert(" not in "".join(text for _, text in scripts)
+
+
+def test_feedback_has_no_event_handler_javascript_url_or_embedded_document(rendered):
+    page, _ = rendered
+    elements = Page(page).elements
+    assert not [(tag, name) for tag, attrs in elements for name in attrs if name.startswith("on")]
+    urls = [value.replace("\t", "").strip().lower() for _, attrs in elements for name, value in attrs.items()
+            if name in ("href", "src", "action", "data", "formaction") and value]
+    assert not [url for url in urls if url.startswith(("javascript:", "vbscript:", "data:text"))]
+    assert not {tag for tag, _ in elements} & {"iframe", "object", "embed", "base", "form", "svg", "math"}
+    assert not [attrs for tag, attrs in elements if tag == "meta" and "http-equiv" in attrs]
+    assert "alert(" not in "".join(str(attrs) for _, attrs in elements)
+
+
+def test_the_figures_stay_and_the_fake_png_does_not(rendered, png):
+    page, _ = rendered
+    images = Page(page).images()
+    figures = [attrs for attrs in images if attrs.get("src") == f"data:image/png;base64,{png}"]
+    assert len(figures) == 2  # the output and the markdown attachment
+    assert any(attrs.get("height") == "150" and "width" not in attrs for attrs in figures)
+    assert all(attrs["src"].startswith("data:image/png;base64,") for attrs in images if "src" in attrs)
+    assert len([attrs for attrs in images if "src" in attrs]) == 2
+    assert "[output of type image/png not shown in the feedback]" in Page(page).all_text()
+
+
+def test_the_students_text_stays_readable_and_escaped(rendered):
+    page, _ = rendered
+    parsed = Page(page)
+    text = parsed.all_text()
+    for shown in ("My answer is readable", "<script>alert('markdown')</script>", "hover here",
+                  "print: <b>plain text</b> & more", "bold html", "markdown output", "IntSlider(value=3)",
+                  "<script>alert('raw')</script>", "</div><script>alert('latex')</script>", "Good",
+                  "isolated",
+                  "<script>alert('traceback')</script>",
+                  "[output of type application/javascript not shown in the feedback]",
+                  "[output of type application/vnd.jupyter.widget-view+json not shown in the feedback]",
+                  "[output of type image/svg+xml not shown in the feedback]",
+                  "[an output of an unknown kind not shown in the feedback]", "def add(a, b)",
+                  "other stream"):
+        assert shown in text, shown
+    tags = [tag for tag, _ in parsed.elements]
+    assert "strong" in tags and "em" in tags and "b" in tags  # allowed markdown and HTML still render
+    assert "Score: 3.0 / 5.0" in " ".join(text.split())
+
+
+def test_the_sanitised_page_passes_the_check_after_rendering(rendered):
+    page, empty = rendered
+    assert page_problems(page, empty) == []
+    assert "could not be shown safely" not in page
+
+
+@pytest.mark.filterwarnings("ignore:No lexer found")  # the unsanitised magics_language names no lexer
+def test_a_page_that_fails_the_check_is_replaced_by_a_plain_one(png):
+    config = course_config()
+    config.HTMLExporter.preprocessors = []  # a sanitiser that lets everything through
+    config.GenerateFeedback.preprocessors = [HideHiddenTests]
+    exporter = feedback_exporter(config)
+    assert isinstance(exporter, CheckedHTMLExporter)
+    page, _ = exporter.from_notebook_node(hostile_notebook(png), resources=RESOURCES)
+    assert "could not be shown safely" in page and "Score: 3.0 / 5.0" in page
+    assert "alert(" not in page and "<script" not in page
+    fine = new_notebook(cells=[new_markdown_cell("fine")])
+    clean, _ = exporter.from_notebook_node(fine, resources=RESOURCES)
+    assert "could not be shown safely" not in clean
+
+
+@pytest.mark.parametrize("injected", [
+    "<script>alert(1)</script>", "<script src=\"https://evil.example/x.js\"></script>", "<script/>",
+    "<img src=x onerror=alert(1)>", "<a href=\" java&#x09;script:alert(1)\">x</a>",
+    "<a href=\"VBScript:x\">x</a>",
+    "<a href=\"data:text/html,x\">x</a>", "<iframe src=\"https://example.org/\"></iframe>", "<embed src=x>",
+    "<object data=x></object>", "<base href=\"https://evil.example/\">", "<svg><a xlink:href=x>y</a></svg>",
+    "<meta http-equiv=\"Refresh\" content=\"0;url=https://evil.example/\">", "<p><script>",
+])
+def test_the_check_finds_what_was_injected_into_a_page(rendered, injected):
+    page, empty = rendered
+    assert page_problems(page.replace("My answer is readable", "My answer " + injected), empty)
+
+
+# The Formgrader's HTMLExporter picks its lexer from the student's language_info: only the colours change.
+@pytest.mark.filterwarnings("ignore:No lexer found")
+def test_the_formgraders_submission_view_is_sanitised_too(png):
+    """nbgrader's Formgrader renders the autograded notebook with HTMLExporter(config=...), its template."""
+    config = course_config()
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    exporter = HTMLExporter(config=config)
+    resources = {"assignment_id": "00_fixture", "notebook_id": "00_fixture", "submission_id": "1",
+                 "index": 0, "total": 1, "base_url": "", "student": "mallory", "last_name": "M",
+                 "first_name": "M", "notebook_path": "autograded/mallory/00_fixture/00_fixture.ipynb"}
+    page, _ = exporter.from_notebook_node(hostile_notebook(png), resources=dict(resources))
+    empty, _ = exporter.from_notebook_node(new_notebook(), resources=dict(resources))
+    assert page_problems(page, empty) == page_problems(empty, empty)  # the template's own onclick="..."
+    assert "alert(" not in "".join(text for _, text in Page(page).scripts)
+    assert "My answer is readable" in Page(page).all_text()
