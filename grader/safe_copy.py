@@ -33,12 +33,42 @@ class _Full(Exception):
     """The submission reached max_files or max_total_bytes: what is left is not copied."""
 
 
-class _Copy:
-    def __init__(self, max_file_bytes: int, max_total_bytes: int, max_files: int, skip):
-        self.max_file_bytes, self.max_total_bytes = max_file_bytes, max_total_bytes
-        self.max_files, self.skip = max_files, skip
+class TreeCopy:
+    """Copies (see copy_tree) that share their totals and their notes: a caller that copies a folder's
+    notebooks and its other files under different per-file limits keeps one submission's limits."""
+
+    def __init__(self, max_total_bytes: int, max_files: int):
+        self.max_total_bytes, self.max_files = max_total_bytes, max_files
+        self.max_file_bytes, self.skip = 0, None
         self.entries = self.bytes = 0
+        self.full = False
         self.notes = []
+
+    def copy(self, source: Path, target: Path, max_file_bytes: int, skip=None) -> bool:
+        """Copy `source` into `target` as copy_tree does; False if `source` was refused (not a folder)."""
+        source, target = Path(source), Path(target)
+        self.max_file_bytes, self.skip = max_file_bytes, skip
+        try:
+            source_fd = os.open(source, READ_FOLDER)
+        except OSError as error:
+            if error.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            self.drop(str(source), Path(source.name), os.lstat(source).st_mode, otherwise="not a folder")
+            return False
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            target_fd = os.open(target, READ_FOLDER)
+            try:
+                if not self.full:
+                    self.folder(source_fd, target_fd, Path(), 0)
+            except _Full as full:
+                self.full = True
+                self.note(str(full))
+            finally:
+                os.close(target_fd)
+        finally:
+            os.close(source_fd)
+        return True
 
     def note(self, text: str):
         self.notes.append(printable(text))
@@ -159,24 +189,6 @@ def copy_tree(source: Path, target: Path, *, max_file_bytes: int, max_total_byte
     left out. `skip(relative_path)` leaves out names silently. A `source` that is itself a link is refused
     and `target` is not created. Each note names a path relative to `source`, in under 200 characters.
     """
-    source, target = Path(source), Path(target)
-    copy = _Copy(max_file_bytes, max_total_bytes, max_files, skip)
-    try:
-        source_fd = os.open(source, READ_FOLDER)
-    except OSError as error:
-        if error.errno not in (errno.ELOOP, errno.ENOTDIR):
-            raise
-        copy.drop(str(source), Path(source.name), os.lstat(source).st_mode, otherwise="not a folder")
-        return copy.notes
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        target_fd = os.open(target, READ_FOLDER)
-        try:
-            copy.folder(source_fd, target_fd, Path(), 0)
-        except _Full as full:
-            copy.note(str(full))
-        finally:
-            os.close(target_fd)
-    finally:
-        os.close(source_fd)
+    copy = TreeCopy(max_total_bytes, max_files)
+    copy.copy(source, target, max_file_bytes, skip)
     return copy.notes
