@@ -14,6 +14,7 @@ class Result:
     max_score: float = 0.0
     failed: list = field(default_factory=list)
     error: str = ""
+    notes: list = field(default_factory=list)  # what intake left out of the submission (grader.intake)
 
 
 def register_students(db_url: str, students):
@@ -69,7 +70,8 @@ def failure_reason(text: str) -> str:
 
 def summary_table(results: list) -> str:
     rows = [("student", "assignment", "score", "failed tests")]
-    for r in sorted(results, key=lambda r: (r.assignment, r.student)):
+    results = sorted(results, key=lambda r: (r.assignment, r.student))
+    for r in results:
         failed = r.error or (", ".join(r.failed) if r.failed else "-")
         rows.append((r.student, r.assignment, f"{r.score:g} / {r.max_score:g}", failed))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -78,4 +80,7 @@ def summary_table(results: list) -> str:
         lines.append("  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)))
         if index == 0:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 12)
+    notes = [f"  {r.student}/{r.assignment}: {note}" for r in results for note in r.notes]
+    if notes:
+        lines += ["", "Left out of the submissions (not graded):", *notes]
     return "\n".join(lines)

@@ -21,7 +21,7 @@ from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, SOLUTIONS, Co
                            prepare_environment, workspace_config, write_workspace_config)
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
-from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_tree, zips_by_assignment
+from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_collected, take_tree, zips_by_assignment
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
 
@@ -77,29 +77,33 @@ class Grader:
     def submitted_dir(self, student: str, assignment: str) -> Path:
         return self.workspace / "submitted" / student / assignment
 
-    def take_tree(self, folder: Path, assignments: list) -> list:
-        """Copy <folder>/<student>/<assignment>/ into the workspace; return the (student, assignment) pairs."""
+    def take_tree(self, folder: Path, assignments: list) -> tuple:
+        """Copy <folder>/<student>/<assignment>/ into the workspace (grader.intake: no link followed);
+        return the (student, assignment) pairs and, by pair, the notes on what was left out."""
         return take_tree(folder, assignments, self.workspace / "submitted", self.config.CourseDirectory.max_file_size)
 
-    def take_zips(self, folder: Path, assignments: list) -> list:
-        """Put LMS zip downloads through `nbgrader zip_collect`, once per assignment they contain."""
-        pairs = []
-        for assignment, archives in zips_by_assignment(folder, assignments).items():
+    def take_zips(self, folder: Path, assignments: list) -> tuple:
+        """Put LMS zip downloads through `nbgrader zip_collect`, once per assignment they contain; then copy
+        what it put in submitted/ again with grader.intake. Returns the pairs and the notes, as take_tree."""
+        pairs, notes = [], {}
+        zips = zips_by_assignment(folder, assignments, self.workspace / "zip_downloads")
+        for assignment, archives in zips.items():
             downloaded = self.workspace / "downloaded" / assignment
             if downloaded.exists():
                 shutil.rmtree(downloaded)
             (downloaded / "archive").mkdir(parents=True)
-            for archive in archives:
+            for archive in archives:  # the grader's own copies (zips_by_assignment)
                 shutil.copy(archive, downloaded / "archive" / archive.name)
             self.generate(assignment)  # zip_collect checks names against the released notebooks
             run = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", assignment, "--force"],
                                  cwd=self.workspace, capture_output=True, text=True)
             if run.returncode != 0:
                 raise CourseError(f"nbgrader zip_collect {assignment} failed:\n{run.stderr[-2000:]}")
-            submitted = self.workspace / "submitted"
-            students = sorted(p.parent.name for p in submitted.glob(f"*/{assignment}") if p.is_dir())
-            pairs += [(student, assignment) for student in students]
-        return pairs
+            submitted, max_kb = self.workspace / "submitted", self.config.CourseDirectory.max_file_size
+            taken, taken_notes = take_collected(submitted, assignment, downloaded / "collected", max_kb)
+            pairs += taken
+            notes.update(taken_notes)
+        return pairs, notes
 
     def autograde(self, student: str, assignment: str, attempts: int = 5) -> Result:
         """nbgrader autograde for one submission, sandboxed and limited; retried if the gradebook is locked."""
@@ -144,15 +148,18 @@ class Grader:
             if samples.exists():
                 shutil.rmtree(samples)
             write_samples(self.workspace / "release", self.source, chosen, samples)
-            pairs = self.take_tree(samples, chosen)
+            pairs, notes = self.take_tree(samples, chosen)
         else:
             folder = Path(submissions)
             if not folder.is_dir():
                 raise CourseError(f"Submissions folder {folder} does not exist")
             if not any(folder.iterdir()):
                 raise CourseError(f"Submissions folder {folder} is empty: expected {TREE_LAYOUT} or {ZIP_LAYOUT}")
-            pairs = self.take_zips(folder, chosen) if any(folder.glob("*.zip")) else self.take_tree(folder, chosen)
+            take = self.take_zips if any(folder.glob("*.zip")) else self.take_tree
+            pairs, notes = take(folder, chosen)
         results = self.grade_pairs(pairs, progress, feedback)
+        for result in results:  # what intake left out (links, devices, files over the limits)
+            result.notes = notes.get((result.student, result.assignment), [])
         self.export(self.workspace / "grades.csv")
         return results
 

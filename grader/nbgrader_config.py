@@ -60,3 +60,6 @@ c.FileNameCollectorPlugin.named_regexp = (
     r".*/(?P<student_id>[A-Za-z0-9.\-]+)_(?:late_)?\d+_\d+_(?P<file_id>[^/]+\.ipynb)$"
 )
 c.ZipCollectApp.strict = True
+
+# collect copies each student's inbound submission without following its links (grader/exchange_collect.py).
+c.ExchangeFactory.collect = "grader.exchange_collect.SafeExchangeCollect"
