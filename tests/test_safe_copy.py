@@ -205,3 +205,15 @@ def test_folders_nested_too_deep_are_left_out(tmp_path):
     notes = copy(submission, tmp_path / "copy")
     assert notes == [f"left out {'/'.join(['d'] * (safe_copy.MAX_DEPTH + 1))}: folders nested more than "
                      f"{safe_copy.MAX_DEPTH} deep"]
+
+
+def test_copies_sharing_a_tree_copy_share_its_totals(tmp_path):
+    submission = tmp_path / "s"
+    submission.mkdir()
+    for name in ("a.ipynb", "b.ipynb", "c.txt"):
+        (submission / name).write_bytes(b"x" * 400)
+    shared = safe_copy.TreeCopy(max_total_bytes=10_000, max_files=1)
+    assert shared.copy(submission, tmp_path / "copy", 1_000, skip=lambda path: path.suffix != ".ipynb")
+    assert shared.copy(submission, tmp_path / "copy", 100, skip=lambda path: path.suffix == ".ipynb")
+    assert shared.notes == ["left out b.ipynb and the rest: more than 1 files and folders"]
+    assert everything(tmp_path / "copy") == {"a.ipynb": stat.S_IFREG}
