@@ -5,6 +5,8 @@ so a student can act on it without reading the test code.
 """
 import numpy as np
 
+from attention_course.kernel_side import call_reporting_changes
+
 
 def _fail(what, expected, got, hint):
     message = f"{what}: expected {expected}, got {got}."
@@ -79,12 +81,16 @@ def check_true(what, condition, expected, got, hint=""):
         _fail(what, expected, got, hint)
 
 
-def check_call(what, function, *args, hint="", **kwargs):
+def check_call(what, function, *args, hint="", report_changes=False, **kwargs):
     """Call `function(*args, **kwargs)` and return its result; an exception it raises (a shape error, most
     often) becomes a failure that says what was called, what went wrong, and a hint, not a bare traceback.
-    NumPy's floating-point warnings are silenced: the checks after the call judge the values."""
+    NumPy's floating-point warnings are silenced: the checks after the call judge the values.
+    With `report_changes=True` it returns (result, the positions and keywords of the arguments the call
+    changed in place), for tests of "leaves its input unchanged"."""
     try:
         with np.errstate(all="ignore"):
+            if report_changes:
+                return call_reporting_changes(function, *args, **kwargs)
             return function(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - any error of the student's code is reported the same way
         message = f"{what} raised {error.__class__.__name__}: {error}."

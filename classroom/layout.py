@@ -187,7 +187,7 @@ def make_course_dir(room: Classroom):
     `python -m grader grade`), the shared exchange, and the students on the gradebook's roster.
     An existing course directory is kept (its config, gradebook, submissions and feedback); new students
     are added to its roster."""
-    from grader.course import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, prepare_environment, write_workspace_config
+    from grader.course import prepare_environment, write_workspace_config
     from grader.gradebook import register_students
 
     course = room.course_dir
@@ -200,11 +200,10 @@ def make_course_dir(room: Classroom):
         write_workspace_config(course, source, f"sqlite:///{course / 'gradebook.db'}?timeout=60")
         with open(config, "a") as handle:
             handle.write(
-                "# The classroom: the shared exchange and this course's id; the kernel limits of `grade`.\n"
+                "# The classroom: the shared exchange and this course's id (the kernel limits are the course\n"
+                "# config's defaults, grader/limits.py, the same as `grade`).\n"
                 f"c.CourseDirectory.course_id = {room.course_id!r}\n"
                 f"c.Exchange.root = {str(room.exchange)!r}\n"
-                f"c.SandboxedExecute.memory_limit_mb = {DEFAULT_MEMORY_MB}\n"
-                f"c.SandboxedExecute.cpu_limit_seconds = {DEFAULT_CPU_SECONDS}\n"
                 f"c.SandboxedExecute.kernel_log_dir = {str(course / 'logs')!r}\n")
     # The roster, also when a later run adds students (update_or_create: idempotent). It goes into the
     # course's SQLite gradebook; a course moved to PostgreSQL keeps its roster there.

@@ -3,7 +3,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.course import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, STATE, CourseError
+from traitlets import Integer
+
+from grader.course import STATE, CourseError
+from grader.limits import GradingLimits
 
 
 def main(argv=None) -> int:
@@ -22,10 +25,11 @@ def main(argv=None) -> int:
                        help="where submissions, feedback, grades.csv and the gradebook go "
                             "(default: _grading/class, or _grading/samples for the simulated students)")
     grade.add_argument("--workers", type=int, default=None, help="notebooks graded at once (default: one per core)")
-    grade.add_argument("--memory-limit", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
-                       help=f"address-space limit per notebook kernel (default {DEFAULT_MEMORY_MB}; 0 = none)")
-    grade.add_argument("--cpu-limit", type=int, default=DEFAULT_CPU_SECONDS, metavar="SECONDS",
-                       help=f"CPU-time limit per notebook kernel (default {DEFAULT_CPU_SECONDS}; 0 = none)")
+    limits = grade.add_argument_group("limits (grader.limits.GradingLimits; the same names in nbgrader_config.py)")
+    for name, trait in GradingLimits.class_traits(config=True).items():
+        if isinstance(trait, Integer):
+            limits.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, dest=f"limit_{name}",
+                                metavar=name.rsplit("_", 1)[-1].upper(), help=f"{trait.help} (default {trait.default_value})")
     grade.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
                        help="wall-clock limit per cell (default: Execute.timeout in grader/nbgrader_config.py)")
     grade.add_argument("--db-url", default=None,
@@ -46,8 +50,11 @@ def main(argv=None) -> int:
         if args.unsafe_no_sandbox:
             print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): student code can read the solutions "
                   "and hidden tests and change grades; use these grades only for students you trust", file=sys.stderr)
-        grader = Grader(workspace, workers=args.workers, memory_mb=args.memory_limit, cpu_seconds=args.cpu_limit,
-                        cell_timeout=args.cell_timeout, db_url=args.db_url, sandbox=not args.unsafe_no_sandbox)
+        chosen = {name[len("limit_"):]: value for name, value in vars(args).items()
+                  if name.startswith("limit_") and value is not None}
+        if args.unsafe_no_sandbox:
+            chosen["sandbox"] = False
+        grader = Grader(workspace, workers=args.workers, cell_timeout=args.cell_timeout, db_url=args.db_url, **chosen)
         results = grader.run(args.submissions, args.assignments, progress=not args.no_progress)
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")

@@ -11,10 +11,6 @@ GRADER_DIR = REPO / "grader"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 STATE = REPO / "_grading"
-# Per-notebook kernel limits while grading: TensorFlow with a small Keras model peaks near 2.7 GB of
-# address space, so 6 GB leaves room; 900 s of CPU is thirty times a solved notebook's autograde.
-DEFAULT_MEMORY_MB = 6_000
-DEFAULT_CPU_SECONDS = 900
 
 
 def nbgrader_meta(cell) -> dict:

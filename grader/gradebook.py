@@ -14,7 +14,7 @@ class Result:
     max_score: float = 0.0
     failed: list = field(default_factory=list)
     error: str = ""
-    notes: list = field(default_factory=list)  # what intake left out of the submission (grader.intake)
+    notes: list = field(default_factory=list)  # what intake left out (grader.intake), a budget that was spent
 
 
 def register_students(db_url: str, students):
@@ -82,5 +82,5 @@ def summary_table(results: list) -> str:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 12)
     notes = [f"  {r.student}/{r.assignment}: {note}" for r in results for note in r.notes]
     if notes:
-        lines += ["", "Left out of the submissions (not graded):", *notes]
+        lines += ["", "Notes (what intake left out, grading stopped early):", *notes]
     return "\n".join(lines)

@@ -13,15 +13,18 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+import nbformat
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 
-from grader.course import (DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_MB, SOLUTIONS, CourseError, check_assignments,
-                           prepare_environment, workspace_config, write_workspace_config)
+from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
+                           write_workspace_config)
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_collected, take_tree, zips_by_assignment
+from grader.limits import GradingLimits
+from grader.preprocessors import BUDGET_ERROR
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
 
@@ -34,35 +37,38 @@ __all__ = ["Grader", "Result", "summary_table"]
 class Grader:
     """One grading workspace: its own release copy, submitted/, autograded/, feedback/ and gradebook.
 
-    Kernels run under a memory and a CPU-time limit (MB and seconds; 0 = none) and each cell under
-    `cell_timeout` seconds; `workers` notebooks are graded at once (default: one per core), each kernel
-    with `kernel_threads` threads for NumPy and TensorFlow (default: cores // workers).
-    `db_url` puts the gradebook elsewhere, e.g. PostgreSQL for several graders (default: SQLite here).
+    `limits` override grader.limits.GradingLimits by name (memory_mb=4000, notebook_seconds=600, ...; the
+    course config's values otherwise); each cell runs under `cell_timeout` seconds; `workers` notebooks
+    are graded at once (default: one per core), each kernel with cores // workers threads for NumPy and
+    TensorFlow unless `threads` says otherwise. `db_url` puts the gradebook elsewhere, e.g. PostgreSQL
+    for several graders (default: SQLite here).
     """
 
-    def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, memory_mb: int = DEFAULT_MEMORY_MB,
-                 cpu_seconds: int = DEFAULT_CPU_SECONDS, cell_timeout: int = None, workers: int = None,
-                 db_url: str = None, kernel_threads: int = None, sandbox: bool = True):
+    def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, cell_timeout: int = None, workers: int = None,
+                 db_url: str = None, **limits):
         prepare_environment()
-        if sandbox:
-            problem = sandbox_problem()
-            if problem:
-                raise CourseError(f"cannot grade safely: {problem}. To grade without a sandbox anyway "
-                                  "(student code could then change grades), pass --unsafe-no-sandbox")
+        unknown = sorted(set(limits) - set(GradingLimits.class_trait_names(config=True)))
+        if unknown:
+            raise TypeError(f"unknown limits {', '.join(unknown)}; valid: "
+                            f"{', '.join(GradingLimits.class_trait_names(config=True))}")
         self.workspace = Path(workspace).resolve()
         self.source = Path(source).resolve()
         self.workers = workers or os.cpu_count() or 1
         # Kernels graded side by side share the cores instead of each starting one thread per core.
-        kernel_threads = kernel_threads or max(1, (os.cpu_count() or 1) // self.workers)
-        self.limits = {"memory_mb": memory_mb, "cpu_seconds": cpu_seconds, "cell_timeout": cell_timeout,
-                       "kernel_threads": kernel_threads, "sandbox": sandbox}
+        limits.setdefault("threads", max(1, (os.cpu_count() or 1) // self.workers))
         self.workspace.mkdir(parents=True, exist_ok=True)
         write_workspace_config(self.workspace, self.source, db_url)
         self.config = workspace_config(self.workspace, self.source, db_url)
-        execute = self.config.SandboxedExecute
-        execute.memory_limit_mb, execute.cpu_limit_seconds = memory_mb, cpu_seconds
-        execute.kernel_threads, execute.sandbox = kernel_threads, sandbox
-        execute.kernel_log_dir = str(self.workspace / "logs")
+        for name, value in limits.items():
+            setattr(self.config.GradingLimits, name, value)
+        self.limits = GradingLimits(config=self.config)
+        if self.limits.sandbox:
+            problem = sandbox_problem()
+            if problem:
+                raise CourseError(f"cannot grade safely: {problem}. To grade without a sandbox anyway "
+                                  "(student code could then change grades), pass --unsafe-no-sandbox")
+        self.settings = {"cell_timeout": cell_timeout, **limits}  # what each worker process is given
+        self.config.SandboxedExecute.kernel_log_dir = str(self.workspace / "logs")
         if cell_timeout:
             self.config.Execute.timeout = cell_timeout
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=self.config), config=self.config)
@@ -116,6 +122,7 @@ class Grader:
         if not outcome["success"]:
             record_ungradable(self.db_url, student, assignment)
         result = self.read_result(student, assignment)
+        result.notes += grading_notes(self.workspace / "autograded" / student / assignment)
         if not outcome["success"]:
             result.error = failure_reason(text)
             logs = sorted(p.name for p in (self.workspace / "logs").glob(f"{student}-{assignment}.*log"))
@@ -159,7 +166,7 @@ class Grader:
             pairs, notes = take(folder, chosen)
         results = self.grade_pairs(pairs, progress, feedback)
         for result in results:  # what intake left out (links, devices, files over the limits)
-            result.notes = notes.get((result.student, result.assignment), [])
+            result.notes = notes.get((result.student, result.assignment), []) + result.notes
         self.export(self.workspace / "grades.csv")
         return results
 
@@ -173,7 +180,7 @@ class Grader:
                 results.append(_grade_one(self, student, assignment, feedback))
                 bar.update()
         else:
-            settings = (str(self.workspace), str(self.source), dict(self.limits, db_url=self.db_url))
+            settings = (str(self.workspace), str(self.source), dict(self.settings, db_url=self.db_url))
             context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
             with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
                                      initargs=settings) as pool:
@@ -183,6 +190,18 @@ class Grader:
                     bar.update()
         bar.close()
         return results
+
+
+def grading_notes(folder: Path) -> list:
+    """What stopped the grading of a notebook early (its budget), from the autograded notebook."""
+    notes = []
+    for path in sorted(folder.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error" and output.get("ename") == BUDGET_ERROR:
+                    notes.append(f"grading stopped early: {output.get('evalue', '')[len('not run: '):]}")
+                    return notes
+    return notes
 
 
 def _grade_one(grader: "Grader", student: str, assignment: str, feedback: bool) -> Result:
@@ -195,11 +214,11 @@ def _grade_one(grader: "Grader", student: str, assignment: str, feedback: bool) 
 _worker_grader = None
 
 
-def _start_worker(workspace: str, source: str, limits: dict):
+def _start_worker(workspace: str, source: str, settings: dict):
     """A worker process: its test cells (NumPy, TensorFlow) share the cores like its kernels do."""
     global _worker_grader
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(limits["kernel_threads"])))
-    _worker_grader = Grader(Path(workspace), Path(source), workers=1, **limits)
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(settings["threads"])))
+    _worker_grader = Grader(Path(workspace), Path(source), workers=1, **settings)
 
 
 def _worker_grade(student: str, assignment: str, feedback: bool) -> Result:

@@ -28,6 +28,9 @@ c.Exchange.root = os.path.join(state, "exchange")
 c.ZipCollectApp.downloaded_directory = os.path.join(state, "downloaded")
 # Files above 5 MB in a submission are not copied for grading (a student's stray dataset, a core dump).
 c.CourseDirectory.max_file_size = 5_000
+# Nor are pages a browser would run: nbgrader copies a submission's other files into its feedback folder.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.html", "*.htm", "*.xhtml",
+                            "*.shtml", "*.svg", "*.xml", "*.js", "*.mjs"]
 
 # Keras cells build and load models; nbgrader's default of 30 s per cell is too short.
 c.Execute.timeout = 300

@@ -13,24 +13,29 @@
 """
 import ast
 import copy
+import json
+import math
 import os
 import re
 import signal
+import time
 
 import nbformat
-
-from jupyter_client.blocking import BlockingKernelClient
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Bool, Integer, List, Unicode
+from traitlets import Instance, Integer, List, Unicode, default
 
 from grader.course import nbgrader_meta
+from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
-from grader.verdicts import KernelBridge, TrustedTests, error_output, install_agent_code, mark_stderr
+from grader.verdicts import connect_tests, error_output, mark_stderr
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
+BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up
+# Kernel messages that add outputs to a cell.
+OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
 
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
 
@@ -47,14 +52,16 @@ class SandboxedExecute(Execute):
     """
 
     max_kernel_deaths = Integer(3, help="Restarts allowed per notebook before the rest is marked not run").tag(config=True)
-    memory_limit_mb = Integer(0, help="Address-space limit of each grading kernel in MB (0 = none)").tag(config=True)
-    cpu_limit_seconds = Integer(0, help="CPU-time limit of each grading kernel in seconds (0 = none)").tag(config=True)
-    kernel_threads = Integer(0, help="Threads for NumPy and TensorFlow in each kernel (0 = their default)").tag(config=True)
-    sandbox = Bool(True, help="Run grading kernels in a bubblewrap sandbox (False only with grade --unsafe-no-sandbox)").tag(config=True)
     kernel_log_dir = Unicode("", help="Folder for each grading kernel's own log (default: discarded)").tag(config=True)
+    limits = Instance(GradingLimits, help="The kernels' and the notebook's limits (default: from the config)")
+
+    @default("limits")
+    def _default_limits(self):
+        return GradingLimits(config=self.config)
 
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
+        kwargs.setdefault("store_widget_state", False)  # widget state is the kernel's data, unbounded; unused here
         super().__init__(**kwargs)
 
     def preprocess(self, nb, resources=None, km=None):
@@ -62,6 +69,13 @@ class SandboxedExecute(Execute):
         self._tests = None
         self._resources = resources
         self._trusted = trusted_sources(resources)
+        self._started = time.monotonic()
+        self._cpu_of_ended_kernels = 0.0
+        self._budget_spent = ""
+        self._output_bytes = {}
+        for suffix in ("log", "tests.log"):  # this grading's logs only (a kernel's restarts append to them)
+            if self._log_path(suffix):
+                open(self._log_path(suffix), "wb").close()
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -75,10 +89,52 @@ class SandboxedExecute(Execute):
     def create_kernel_manager(self):
         self._close_tests()  # a new kernel gets a new bridge and a fresh test namespace
         km = super().create_kernel_manager()
-        km.sandbox, km.memory_mb, km.cpu_seconds = self.sandbox, self.memory_limit_mb, self.cpu_limit_seconds
-        km.threads = self.kernel_threads
+        km.limits = self.limits
         km.log_path = self._log_path("log")
         return km
+
+    # -- the notebook's budget ----------------------------------------------------------------
+    def _seconds_left(self) -> float:
+        if not self.limits.notebook_seconds:
+            return math.inf
+        return self.limits.notebook_seconds - (time.monotonic() - self._started)
+
+    def _cpu_used(self) -> float:
+        used = getattr(self.km, "cpu_seconds_used", lambda: 0.0)() if self.km is not None else 0.0
+        return self._cpu_of_ended_kernels + used
+
+    def _budget_problem(self) -> str:
+        """Why the rest of this notebook is not run ('' while it is within its budget)."""
+        if self._seconds_left() <= 0:
+            return f"its grading budget of {self.limits.notebook_seconds} s of wall-clock time"
+        if self.limits.notebook_cpu_seconds and self._cpu_used() >= self.limits.notebook_cpu_seconds:
+            return f"its grading budget of {self.limits.notebook_cpu_seconds} s of CPU time"
+        return ""
+
+    def _get_timeout(self, cell):
+        """A cell's timeout, never past the notebook's budget."""
+        timeout = super()._get_timeout(cell)
+        left = self._seconds_left()
+        if left == math.inf:
+            return timeout
+        return max(1, math.ceil(min(timeout or left, left)))
+
+    # -- what the kernel sends, held only within bounds ------------------------------------------
+    def process_message(self, msg, cell, cell_index):
+        """Outputs count against the cell's budget as they arrive; past it they are dropped, with one note."""
+        if msg.get("msg_type") in OUTPUT_MESSAGES:
+            size = len(json.dumps(msg.get("content", {}), default=str))
+            spent = self._output_bytes.get(cell_index, 0)
+            limit = self.limits.cell_output_kb * 1024
+            self._output_bytes[cell_index] = spent + size
+            if spent + size > limit:
+                if spent <= limit:
+                    cell.setdefault("outputs", []).append(nbformat.v4.new_output(
+                        "stream", name="stdout",
+                        text=f"\n... [output truncated by the grader: outputs of this cell beyond "
+                             f"{self.limits.cell_output_kb} KB were dropped]\n"))
+                return None
+        return super().process_message(msg, cell, cell_index)
 
     def _log_path(self, suffix: str) -> str:
         """Where this notebook's kernel (suffix "log") or test cells ("tests.log") write their own notices."""
@@ -89,14 +145,19 @@ class SandboxedExecute(Execute):
         return os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-{info.get('notebook', 'notebook')}.{suffix}")
 
     def preprocess_cell(self, cell, resources, index):
-        if self._deaths >= self.max_kernel_deaths:
+        if cell.cell_type == "code" and not self._budget_spent:
+            self._budget_spent = self._budget_problem()
+        if self._deaths >= self.max_kernel_deaths or (self._budget_spent and cell.cell_type == "code"):
             if cell.cell_type == "code":
-                cell.outputs = [error_output("NotRun", f"not run: the kernel died {self._deaths} times in this notebook")]
+                why = (f"the notebook used up {self._budget_spent}; it gets the points it earned before"
+                       if self._budget_spent else f"the kernel died {self._deaths} times in this notebook")
+                cell.outputs = [error_output(BUDGET_ERROR if self._budget_spent else "NotRun", f"not run: {why}")]
             return cell, resources
         try:
             if self._is_trusted_test(cell):
                 cell.outputs = self._trusted_tests().run(self._trusted["tests"][nbgrader_meta(cell)["grade_id"]],
-                                                         f"<test cell {nbgrader_meta(cell)['grade_id']}>", self.timeout)
+                                                         f"<test cell {nbgrader_meta(cell)['grade_id']}>",
+                                                         self._get_timeout(cell))
                 cell.execution_count = None
             else:
                 cell, resources = super().preprocess_cell(cell, resources, index)
@@ -106,10 +167,10 @@ class SandboxedExecute(Execute):
             if self._deaths < self.max_kernel_deaths:
                 self._restart_and_replay(index)
             return cell, resources
-        if self.memory_limit_mb:
+        if self.limits.memory_mb:
             for output in cell.get("outputs", []):
                 if output.output_type == "error" and output.ename == "MemoryError":
-                    output.evalue = (f"{output.evalue} (the grader allows each notebook {self.memory_limit_mb} MB; "
+                    output.evalue = (f"{output.evalue} (the grader allows each notebook {self.limits.memory_mb} MB; "
                                      "this cell asked for more)").strip()
         return cell, resources
 
@@ -118,15 +179,15 @@ class SandboxedExecute(Execute):
         return (cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
                 and meta.get("grade_id") in self._trusted["tests"])
 
-    def _trusted_tests(self) -> TrustedTests:
+    def _trusted_tests(self):
         if self._tests is None:
-            client = BlockingKernelClient()
-            client.load_connection_info(self.km.get_connection_info())
-            client.start_channels()
-            bridge = KernelBridge(client, is_alive=lambda: run_sync(self.km.is_alive)(),
-                                  interrupt=lambda: run_sync(self.km.interrupt_kernel)(), output=lambda text: None)
-            bridge.run_code(install_agent_code(), timeout=60)
-            self._tests = TrustedTests(bridge, self._trusted["setup"], self._log_path("tests.log") or os.devnull)
+            km = self.km
+            self._tests = connect_tests(km.get_connection_info(), self._trusted["setup"],
+                                        is_alive=lambda: run_sync(km.is_alive)(),
+                                        interrupt=lambda: run_sync(km.interrupt_kernel)(),
+                                        max_message_bytes=self.limits.message_mb * 2 ** 20,
+                                        log_path=self._log_path("tests.log") or os.devnull,
+                                        install_timeout=min(60, max(1, self._seconds_left())))
         return self._tests
 
     def _death_reason(self) -> str:
@@ -137,15 +198,20 @@ class SandboxedExecute(Execute):
             code = process.poll()
         if code is not None and code > 128:  # bwrap passes on a signal death as 128 + the signal number
             code = 128 - code
-        if code in (-signal.SIGXCPU, -signal.SIGKILL) and self.cpu_limit_seconds:
+        if getattr(self.km, "out_of_memory", lambda: False)():
+            return (f"the kernel ran out of memory while running this cell: the grader allows each notebook "
+                    f"{self.limits.memory_mb} MB, files written to /tmp, /dev/shm and its home included")
+        if code in (-signal.SIGXCPU, -signal.SIGKILL) and self.limits.cpu_seconds:
             return (f"the kernel stopped while running this cell: it used up the grader's CPU-time limit of "
-                    f"{self.cpu_limit_seconds} s (exit signal {-code}), or ran out of memory")
+                    f"{self.limits.cpu_seconds} s (exit signal {-code}), or ran out of memory")
         if code is not None and code < 0:
             return f"the kernel was killed by signal {signal.Signals(-code).name} while running this cell"
         return f"the kernel exited (code {code}) while running this cell, e.g. through os._exit or sys.exit"
 
     def _restart_and_replay(self, index):
-        """Fresh kernel, earlier code cells run again (outputs discarded) so later exercises can be graded."""
+        """Fresh kernel, earlier code cells run again (outputs discarded) so later exercises can be graded.
+        The replay counts against the notebook's budget like the first run did."""
+        self._cpu_of_ended_kernels = self._cpu_used()
         self._cleanup_kernel()
         self.km = self.create_kernel_manager()
         self.start_new_kernel()
@@ -155,6 +221,8 @@ class SandboxedExecute(Execute):
             # Test cells only check; replaying them (or a cell that already killed the kernel) rebuilds nothing.
             killed = any(o.get("ename") == "KernelDied" for o in previous.get("outputs", []))
             if previous.cell_type == "code" and not nbgrader_meta(previous).get("grade") and not killed:
+                if self._budget_problem():
+                    return
                 try:
                     self.execute_cell(copy.deepcopy(previous), earlier, store_history=False)
                 except DeadKernelError:

@@ -1,18 +1,24 @@
 """Grading kernels in a bubblewrap sandbox: the student's code sees its own submission and nothing else.
 
 nbgrader starts each grading kernel through a kernel manager; GradingKernelManager (set by
-grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses it too) starts
-it under `prlimit` (memory and CPU time) and `bwrap`:
+grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses it too) starts it as
 
-- a user, PID, network, IPC and UTS namespace of its own: uid 65534 without capabilities; no network
-  (the grader talks to it over ipc sockets in a folder only it and the grader share); every process
-  it starts dies with it;
-- a file system made of read-only views of the system (/usr, /etc), the Python environment, the
-  course package and its datasets, plus a private writable home holding a copy of this one
-  submission's files; nothing of solutions/, grader/, tests/, the gradebook, the grading workspace,
-  other students or the repository's history.
+    sh (joins the kernel's cgroups) -> prlimit -> setpriv (root only) -> bwrap -> sh (copies the submission) -> kernel
 
-The private folder is deleted when the kernel is shut down.
+- an unprivileged host user: a grader running as root drops to `GradingLimits.kernel_uid` before
+  bubblewrap, so the kernel's uid maps to that user outside, never to root; a grader that is not root
+  runs kernels as itself. User namespaces cannot be made inside (`--disable-userns`);
+- a user, PID, network, IPC and UTS namespace of its own; no network (the grader talks to it over
+  ipc sockets in a folder only it and the grader share); every process it starts dies with it;
+- a read-only file system of /usr, the few files of /etc a Python kernel needs, the Python
+  environment, the course package and its datasets; sized tmpfs for /tmp, /dev/shm and the home that
+  receives a copy of this one submission's files (grader.safe_copy: links, devices and FIFOs never
+  followed); nothing of solutions/, grader/, tests/, the gradebook, the workspace or other students;
+- its own cgroups (grader.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
+- its stdout and stderr through a pipe of which at most `stderr_kb` reach the log.
+
+The private folder and the cgroups are removed when the kernel is shut down, when the manager is
+collected, or, after a crash of the grader itself, by the next kernel that starts on this machine.
 """
 import functools
 import os
@@ -20,22 +26,34 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import weakref
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, Integer, Unicode
+from traitlets import Instance, Unicode, default
 
 import attention_course
 from attention_course.paths import datasets_dir
+from grader import cgroups
+from grader.limits import GradingLimits
+from grader.safe_copy import copy_tree
 
 SANDBOX_UID = 65534
 HOME = "/home/student"
+SUBMISSION = "/submission"  # the staged copy, read-only; the kernel's start copies it into its home
+HOME_SEED = "/home-seed"  # files the home starts with (matplotlib's font list), read-only
+BOX_PREFIX = "crs-"  # short: ipc socket paths are limited to ~100 bytes
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)"
 # Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 # Variables a grading kernel may see; everything else of the grader's environment stays out.
 PASSED_VARIABLES = ("LANG", "LC_ALL", "TZ", "MPLBACKEND", "NBGRADER_EXECUTION", "OPENBLAS_CORETYPE",
                     "OPENBLAS_L2_SIZE", "TF_CPP_MIN_LOG_LEVEL", *THREAD_VARIABLES)
+# Of /etc, only what the dynamic linker, the C library and Python's start-up read; passwd, group and
+# hosts are written for the sandbox (grader.sandbox._etc_files), so no account of the host shows.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "fonts", "mime.types",
+             "os-release")
 
 
 def course_package_dirs() -> list:
@@ -48,12 +66,26 @@ def python_dirs() -> list:
     return sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()})
 
 
+def kernel_python() -> Path:
+    """This environment's Python by its resolved folder: the path inside the sandbox is the path outside
+    only for folders the sandbox binds, never through a link (a venv reached through a symlink)."""
+    return Path(sys.prefix).resolve() / "bin" / Path(sys.executable).name
+
+
+def drops_privileges() -> bool:
+    """A grader running as root runs its kernels as the unprivileged `kernel_uid`."""
+    return os.geteuid() == 0
+
+
 @functools.lru_cache(maxsize=None)
 def sandbox_problem() -> str:
     """Why no sandbox can be made here ('' when one can), as one line for the instructor."""
     if shutil.which("bwrap") is None:
         return f"bubblewrap is not installed: {INSTALL_HINT}"
-    probe = subprocess.run(["bwrap", "--unshare-all", "--die-with-parent", "--uid", str(SANDBOX_UID),
+    if drops_privileges():
+        grant_traverse(python_dirs() + course_package_dirs())
+    probe = subprocess.run([*_as_kernel_user(GradingLimits().kernel_uid), "bwrap", "--unshare-all",
+                            "--unshare-user", "--disable-userns", "--die-with-parent", "--uid", str(SANDBOX_UID),
                             "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
@@ -62,81 +94,199 @@ def sandbox_problem() -> str:
     return ""
 
 
-def _system_binds() -> list:
-    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+def grant_traverse(folders):
+    """Let the kernel's unprivileged user reach the folders it reads (o+x on their parents: no listing),
+    as the classroom does for a Python under /root; say so once per folder changed."""
+    for folder in folders:
+        for parent in reversed(Path(folder).parents):
+            mode = parent.stat().st_mode
+            if not mode & 0o001:
+                os.chmod(parent, mode | 0o001)
+                print(f"grader: gave {parent} traverse permission (o+x) so that grading kernels, which run as an "
+                      "unprivileged user, can reach the Python environment and the course package", file=sys.stderr)
+
+
+def _as_kernel_user(uid: int) -> list:
+    if not drops_privileges():
+        return []
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
+def _system_binds(etc: Path) -> list:
+    args = ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
+    for name in ETC_FILES:
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    for written in sorted(etc.iterdir()):
+        args += ["--ro-bind", str(written), f"/etc/{written.name}"]
     return args
 
 
-def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict) -> list:
-    """The bwrap command line that runs `kernel_argv` in the sandbox rooted at the private folder `box`."""
+def _etc_files(folder: Path):
+    """The sandbox's own passwd, group and hosts: one student account, no host accounts."""
+    folder.mkdir()
+    (folder / "passwd").write_text(f"root:x:0:0::/:/usr/sbin/nologin\n"
+                                   f"student:x:{SANDBOX_UID}:{SANDBOX_UID}::{HOME}:/bin/sh\n")
+    (folder / "group").write_text(f"root:x:0:\nstudent:x:{SANDBOX_UID}:\n")
+    (folder / "hosts").write_text("127.0.0.1 localhost\n")
+
+
+def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict, limits: GradingLimits) -> list:
+    """The bwrap command line that runs `kernel_argv` in the sandbox made of the private folder `box`."""
     work = f"{HOME}/{workdir_name}"
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), *_system_binds(),
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), *_system_binds(box / "etc"),
+            "--proc", "/proc", "--dev", "/dev"]
+    for folder in ("/tmp", "/dev/shm"):
+        args += [*_size(limits.tmp_mb), "--tmpfs", folder]
+    args += [*_size(limits.home_mb), "--tmpfs", HOME]
     for folder in python_dirs() + course_package_dirs():
         args += ["--ro-bind", str(folder), str(folder)]
-    args += ["--bind", str(box / "home"), HOME, "--bind", str(box / "work"), work,
-             "--bind", str(box / "run"), str(box / "run"), "--chdir", work, "--clearenv"]
-    environment = dict(environment, HOME=HOME, PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    args += ["--ro-bind", str(box / "stage"), SUBMISSION, "--ro-bind", str(box / "home"), HOME_SEED,
+             "--bind", str(box / "run"), str(box / "run"),
+             "--remount-ro", "/", "--chdir", HOME, "--clearenv"]
+    environment = dict(environment, HOME=HOME, PATH=f"{kernel_python().parent}:/usr/bin:/bin")
     for name, value in sorted(environment.items()):
         args += ["--setenv", name, value]
-    return args + ["--", *kernel_argv]
+    # The copy happens inside, as the sandbox's user, into the sized home.
+    start = (f'cp -R {HOME_SEED}/. {HOME} && mkdir -p "$1" && cp -R {SUBMISSION}/. "$1" && cd "$1" && shift '
+             '&& exec "$@"')
+    return args + ["--", "/bin/sh", "-c", start, "start", work, *kernel_argv]
+
+
+def _size(megabytes: int) -> list:
+    return ["--size", str(megabytes * 2 ** 20)] if megabytes else []
+
+
+def _join_groups(procs_files: list) -> list:
+    """A shell that writes its pid into each cgroup, then becomes the rest of the command line."""
+    script = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
+    return ["/bin/sh", "-c", script, "join-cgroups", *procs_files, "--"]
+
+
+def remove_box(box: Path, group):
+    """Everything a kernel leaves behind: its processes and cgroups, then its private folder."""
+    if group is not None:
+        group.remove()
+    shutil.rmtree(box, ignore_errors=True)
+
+
+def remove_stale_boxes(root: Path = None):
+    """Private folders of kernels whose grader died (SIGKILL, OOM) before it could remove them."""
+    root = Path(root or tempfile.gettempdir())
+    for box in root.glob(f"{BOX_PREFIX}*"):
+        try:
+            owner_file = box / "owner"
+            if owner_file.stat().st_uid != os.geteuid():
+                continue
+            owner = int(owner_file.read_text())
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            shutil.rmtree(box, ignore_errors=True)
+        except (OSError, ValueError):
+            continue
+
+
+def _drain(reader: int, log_path: str, keep_bytes: int):
+    """Read the kernel's own output to its end; keep the first `keep_bytes` in the log."""
+    log = open(log_path, "ab") if log_path else None
+    kept = 0
+    try:
+        while chunk := os.read(reader, 65536):
+            if log is not None and kept < keep_bytes:
+                log.write(chunk[:keep_bytes - kept])
+                kept += min(len(chunk), keep_bytes - kept)
+                if kept >= keep_bytes:
+                    log.write(b"\n[the rest of the kernel's output was dropped by the grader]\n")
+                    log.flush()
+    finally:
+        os.close(reader)
+        if log is not None:
+            log.close()
 
 
 class GradingKernelManager(AsyncKernelManager):
-    """A kernel manager for grading: limits, ipc transport, a private folder, and (by default) bwrap."""
+    """A kernel manager for grading: an unprivileged user, bwrap, cgroups, limits, ipc, a private folder."""
 
-    sandbox = Bool(True, help="Run the kernel in a bubblewrap sandbox").tag(config=True)
-    memory_mb = Integer(0, help="Address-space limit of the kernel in MB (0 = none)").tag(config=True)
-    cpu_seconds = Integer(0, help="CPU-time limit of the kernel in seconds (0 = none)").tag(config=True)
-    threads = Integer(0, help="Threads for NumPy and TensorFlow in the kernel (0 = their default)").tag(config=True)
-    log_path = Unicode("", help="File that receives the kernel process's own output").tag(config=True)
+    limits = Instance(GradingLimits, help="The limits of this kernel (default: from the config)")
+    log_path = Unicode("", help="File that receives the kernel process's own output, capped").tag(config=True)
+
+    @default("limits")
+    def _default_limits(self):
+        return GradingLimits(config=self.config)
+
+    @default("client_class")
+    def _default_client_class(self):
+        return "grader.kernel_client.LimitedKernelClient"
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.transport = "ipc"  # the sandbox has no network; ipc sockets live in the private folder
         self.box = None
-        self._log = None
+        self.group = None
+        self._finalizer = None
+
+    def client(self, **kwargs):
+        made = super().client(**kwargs)
+        made.max_message_bytes = self.limits.message_mb * 2 ** 20
+        return made
 
     async def _async_pre_start_kernel(self, **kw):
-        self.box = Path(tempfile.mkdtemp(prefix="crs-"))  # short: ipc socket paths are limited to ~100 bytes
-        for part in ("run", "home", "work"):
+        remove_stale_boxes()
+        self.box = Path(tempfile.mkdtemp(prefix=BOX_PREFIX))
+        (self.box / "owner").write_text(str(os.getpid()))
+        for part in ("run", "stage", "home"):
             (self.box / part).mkdir()
+        _etc_files(self.box / "etc")
+        self.group = None
+        if self.limits.sandbox and not cgroups.problem():
+            cores = self.limits.cpu_cores or max(1, self.limits.threads)
+            self.group = cgroups.KernelGroup(self.box.name, self.limits.memory_mb * 2 ** 20, self.limits.processes,
+                                             cores)
+        self._finalizer = weakref.finalize(self, remove_box, self.box, self.group)
         self.connection_file = str(self.box / "run" / "kernel.json")
         self.ip = str(self.box / "run" / "k")
         self.kernel_spec.interrupt_mode = "message"  # signals would stop at bwrap; ipykernel handles the message
         workdir = Path(kw.get("cwd") or os.getcwd())
         self._workdir_name = workdir.name or "work"
-        self._copy_submission(workdir)
+        self.copy_notes = self._stage_submission(workdir)
         self._copy_font_cache()
         offered = {"TF_CPP_MIN_LOG_LEVEL": "3", **os.environ, **(kw.get("env") or {})}
-        if self.threads:
-            offered.update(dict.fromkeys(THREAD_VARIABLES, str(self.threads)))
+        if self.limits.threads:
+            offered.update(dict.fromkeys(THREAD_VARIABLES, str(self.limits.threads)))
         self._kernel_environment = {name: offered[name] for name in PASSED_VARIABLES if name in offered}
-        kw["cwd"] = str(self.box / "work")
+        kw["cwd"] = str(self.box / "stage")
         kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **self._kernel_environment}
-        if self.log_path:
-            self._log = open(self.log_path, "ab")
-            kw["stdout"] = kw["stderr"] = self._log
-        return await super()._async_pre_start_kernel(**kw)
+        reader, writer = os.pipe()
+        kw["stdout"] = kw["stderr"] = writer
+        self._output_pipe = writer
+        threading.Thread(target=_drain, args=(reader, self.log_path, self.limits.stderr_kb * 1024),
+                         daemon=True).start()
+        command, kw = await super()._async_pre_start_kernel(**kw)
+        if self.limits.sandbox and drops_privileges():
+            for path in (self.box, self.box / "run", self.connection_file):
+                os.chown(path, self.limits.kernel_uid, self.limits.kernel_uid)
+        return command, kw
 
-    def _copy_submission(self, workdir: Path):
-        """The submission's files (not notebooks: the one being graded is sent cell by cell)."""
-        if not workdir.is_dir():
-            return
-        for path in workdir.iterdir():
-            if path.suffix == ".ipynb" or path.is_symlink():
-                continue
-            if path.is_dir():
-                shutil.copytree(path, self.box / "work" / path.name, symlinks=False,
-                                ignore=lambda folder, names: [n for n in names if os.path.islink(os.path.join(folder, n))])
-            elif path.is_file():
-                shutil.copy2(path, self.box / "work" / path.name)
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            os.close(self._output_pipe)  # the kernel holds the write end; the reader sees EOF when it ends
+
+    def _stage_submission(self, workdir: Path) -> list:
+        """The submission's files, never through a link (not notebooks: the one graded is sent cell by cell)."""
+        if not workdir.is_dir() or workdir.is_symlink():
+            return []
+        limits = self.limits
+        return copy_tree(workdir, self.box / "stage", max_file_bytes=limits.home_mb * 2 ** 20,
+                         max_total_bytes=limits.home_mb * 2 ** 20, max_files=10_000,
+                         skip=lambda path: path.suffix == ".ipynb")
 
     def _copy_font_cache(self):
         """Matplotlib's font list, so each kernel does not rebuild it (seconds with the CJK fonts)."""
@@ -148,20 +298,25 @@ class GradingKernelManager(AsyncKernelManager):
             shutil.copy2(cache, target / cache.name)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        kernel_argv = [sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file, *(extra_arguments or [])]
+        kernel_argv = [str(kernel_python()), "-m", "ipykernel_launcher", "-f", self.connection_file, *(extra_arguments or [])]
         limits = ["prlimit"]
-        if self.memory_mb:
-            limits.append(f"--as={self.memory_mb * 1024 * 1024}")
-        if self.cpu_seconds:
-            limits.append(f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 5}")
-        if self.sandbox:
-            return [*limits, *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment)]
-        return [*limits, *kernel_argv]
+        if self.limits.memory_mb:
+            limits.append(f"--as={self.limits.memory_mb * 2 ** 20}")
+        if self.limits.cpu_seconds:
+            limits.append(f"--cpu={self.limits.cpu_seconds}:{self.limits.cpu_seconds + 5}")
+        joined = _join_groups(self.group.procs_files()) if self.group is not None else []
+        if self.limits.sandbox:
+            return [*joined, *limits, *_as_kernel_user(self.limits.kernel_uid),
+                    *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment, self.limits)]
+        return [*joined, *limits, *kernel_argv]
+
+    def cpu_seconds_used(self) -> float:
+        return self.group.cpu_seconds() if self.group is not None else 0.0
+
+    def out_of_memory(self) -> bool:
+        return self.group is not None and self.group.out_of_memory()
 
     async def _async_cleanup_resources(self, restart: bool = False):
         await super()._async_cleanup_resources(restart=restart)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        if not restart and self.box is not None:
-            shutil.rmtree(self.box, ignore_errors=True)
+        if not restart and self._finalizer is not None:
+            self._finalizer()  # removes the cgroups and the private folder, once

@@ -29,13 +29,20 @@ from nbformat.notebooknode import NotebookNode
 
 from attention_course import kernel_side
 from grader import wire
-from grader.kernel_agent import CALLBACK_PROMPT
+from grader.check_coverage import RAN, CheckCoverage
+from grader.kernel_client import LimitedBlockingKernelClient
+from grader.wire import CALLBACK_PROMPT
 
 AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
                 + Path(__file__).with_name("kernel_agent.py").read_text())
 # A reply from the student's kernel larger than this (characters plus array bytes) is refused.
 MAX_REPLY_CHARACTERS = 64 * 2 ** 20
+# After the kernel's execute_reply, how long the iopub messages of that request may still take to arrive.
+IOPUB_GRACE_SECONDS = 3.0
+# A call-back from the student's code to a test's function: its request's size, and calls per test cell.
+MAX_CALLBACK_CHARACTERS = 4 * 2 ** 20
+MAX_CALLBACKS = 100_000
 # Student output kept per test cell.
 MAX_STUDENT_OUTPUT = 20_000
 # Packages whose classes a Remote may claim to be an instance of (for isinstance checks in tests);
@@ -53,7 +60,7 @@ def install_agent_code() -> str:
     """Code that makes the agent a module in the kernel (run once per kernel start)."""
     return (f"import sys as _s, types as _t\n_m = _t.ModuleType({AGENT_MODULE!r})\n"
             f"exec(compile({AGENT_SOURCE!r}, {AGENT_MODULE!r}, 'exec'), _m.__dict__)\n"
-            f"_s.modules[{AGENT_MODULE!r}] = _m\ndel _s, _t, _m")
+            f"_s.modules[{AGENT_MODULE!r}] = _m\n_m.install()\ndel _s, _t, _m")
 
 
 class StudentCodeError(Exception):
@@ -111,10 +118,17 @@ class Remote:
         self._ask("setitem", self, key, value)
 
     def __len__(self):
-        return self._ask("len", self)
+        return len(self._items())  # the length of what iteration gives, never a separate claim
 
     def __iter__(self):
-        return iter(self._ask("items", self))
+        return iter(self._items())
+
+    def _items(self) -> list:
+        """The object's items, crossed once as plain data (or references)."""
+        items = self._ask("items", self)
+        if type(items) is not list:
+            raise TypeError("the student's object did not give its items as a list")
+        return items
 
     def __contains__(self, item):
         return self._ask("contains", self, item)
@@ -185,9 +199,12 @@ class KernelBridge:
         self.is_alive = is_alive  # () -> bool
         self.interrupt = interrupt  # () -> None
         self.output = output  # (text) -> None: the student's printed output, for the test cell
+        self.max_message_bytes = int(getattr(client, "max_message_bytes", MAX_REPLY_CHARACTERS))
         self.deadline = None
         self._proxies = {}
-        self._callbacks = []
+        self._callbacks = {}  # number -> function, for the test cell that is running only
+        self._callback_numbers = 0
+        self._callbacks_run = 0
         self._reply_buffers = []
         self._requests, self._comm_id = 0, None
         self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel, "shell": client.shell_channel}
@@ -203,8 +220,11 @@ class KernelBridge:
         if getattr(value, "__attention_course_helper__", False):
             return {"helper": [value.__module__, value.__name__]}
         if callable(value):
-            self._callbacks.append(value)
-            return {"callback": len(self._callbacks) - 1}
+            if self.deadline is None:
+                raise TypeError("a test's function can be sent to the student's kernel only while a test runs")
+            self._callback_numbers += 1  # never reused: a call-back kept from an earlier test finds nothing
+            self._callbacks[self._callback_numbers] = value
+            return {"callback": self._callback_numbers}
         raise TypeError(f"a test cannot send a {type(value).__name__} to the student's kernel")
 
     def _receive(self, tree):
@@ -234,12 +254,6 @@ class KernelBridge:
         reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({request_id!r})")
         if "error" in reply:
             raise student_error(reply["error"])
-        if op == "call":
-            _, call_args, call_kwargs = args
-            for where, tree in reply.get("changed", [])[:100]:
-                original = call_kwargs.get(where) if isinstance(where, str) else \
-                    call_args[where] if isinstance(where, int) and 0 <= where < len(call_args) else None
-                update_in_place(original, self.unpack(tree))
         return wire.unpack(reply["value"], self._receive, self._reply_buffers)
 
     def _send_shell(self, kind: str, content: dict, buffers=None):
@@ -256,10 +270,23 @@ class KernelBridge:
     def close(self):
         self.client.stop_channels()
 
+    @contextlib.contextmanager
+    def test_run(self, timeout: float):
+        """The span of one test cell: its deadline, and call-backs that live only as long as it does."""
+        self.deadline = time.monotonic() + timeout
+        self._callbacks_run = 0
+        try:
+            yield
+        finally:
+            self.deadline = None
+            self._callbacks.clear()
+
     def _execute(self, code: str, expect_reply: bool = True) -> dict:
         msg_id = self.client.execute(code, silent=False, store_history=False, allow_stdin=True)
-        reply, idle, quiet_since = None, False, time.monotonic()
+        reply, idle, quiet_since, finished_at = None, False, time.monotonic(), None
         while not idle:
+            if finished_at is not None and time.monotonic() - finished_at > IOPUB_GRACE_SECONDS:
+                break  # the kernel answered on its shell channel; its iopub messages were refused or lost
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.interrupt()
                 self._drain(msg_id)
@@ -284,18 +311,22 @@ class KernelBridge:
             elif kind == "comm_open" and content.get("target_name") == wire.REPLY_TARGET:
                 buffers = list(message.get("buffers") or [])
                 size = sum(memoryview(b).nbytes for b in buffers)
-                if size > MAX_REPLY_CHARACTERS:
+                if size > self.max_message_bytes:
                     raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of "
-                                     f"{MAX_REPLY_CHARACTERS:,}")
-                reply = wire.loads(str(content.get("data", {}).get("reply", "")), MAX_REPLY_CHARACTERS)
+                                     f"{self.max_message_bytes:,}")
+                reply = wire.loads(str(content.get("data", {}).get("reply", "")), self.max_message_bytes)
                 self._reply_buffers = buffers
             elif kind == "error":
                 reply = {"error": {"name": content.get("ename", "Error"), "builtin": "Exception",
                                    "message": content.get("evalue", "")}}
             elif kind == "status" and content.get("execution_state") == "idle":
                 idle = True
+            elif channel == "shell" and kind == "execute_reply":
+                finished_at = time.monotonic()
         if expect_reply and not isinstance(reply, dict):
-            raise StudentCodeError("the student's kernel gave no answer (was the grader's agent replaced?)")
+            raise StudentCodeError(
+                f"your kernel gave the grader no answer: an answer above {self.max_message_bytes // 2 ** 20} MB is "
+                "refused before it is read, and an answer can also go missing when the grader's agent is replaced")
         return reply or {}
 
     def _next_message(self, wait_ms: int = 200):
@@ -323,27 +354,27 @@ class KernelBridge:
         self.output(mark_stderr(text) if name == "stderr" else str(text))
 
     def _answer_callback(self, prompt: str) -> str:
+        """Run a test's function for the student's code: only during its test, before the deadline, on
+        inputs of bounded size, a bounded number of times. The student's code sees a refusal as a RuntimeError."""
         if not prompt.startswith(CALLBACK_PROMPT):
             return ""  # input() in student code gets an empty line, as with nbgrader's stdin off
         try:
-            request = wire.loads(prompt[len(CALLBACK_PROMPT):], MAX_REPLY_CHARACTERS)
-            function = self._callbacks[int(request["callback"])]
+            self._callbacks_run += 1
+            if self.deadline is None or time.monotonic() > self.deadline:
+                raise TimeoutError("the test's time is up")
+            if self._callbacks_run > MAX_CALLBACKS:
+                raise RuntimeError(f"more than {MAX_CALLBACKS:,} calls to the test's functions in one test")
+            request = wire.loads(prompt[len(CALLBACK_PROMPT):], MAX_CALLBACK_CHARACTERS)
+            function = self._callbacks.get(request.get("callback"))
+            if function is None:
+                raise LookupError("that function belonged to a test that has ended")
             value = function(*self.unpack(request["args"]), **self.unpack(request["kwargs"]))
-            return wire.dumps({"value": self.pack(value)})
-        except Exception as error:  # the student's code sees the failure as a RuntimeError
-            return wire.dumps({"error": f"{type(error).__name__}: {error}"})
-
-
-def update_in_place(original, new):
-    """Give the test's own array, list or dict the contents the student's call left in its copy."""
-    if isinstance(original, np.ndarray) and isinstance(new, np.ndarray) and original.shape == new.shape \
-            and original.flags.writeable:
-        np.copyto(original, new, casting="unsafe")
-    elif type(original) is list and type(new) is list:
-        original[:] = new
-    elif type(original) is dict and type(new) is dict:
-        original.clear()
-        original.update(new)
+            answer = wire.dumps({"value": self.pack(value)})
+            if len(answer) > MAX_CALLBACK_CHARACTERS:
+                raise ValueError("the test function's answer is too large to send")
+            return answer
+        except Exception as error:  # noqa: BLE001 (the student's code sees the failure as a RuntimeError)
+            return wire.dumps({"error": f"{type(error).__name__}: {error}"[:2000]})
 
 
 class Namespace(dict):
@@ -399,13 +430,12 @@ class TrustedTests:
         """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
         stdout = io.StringIO()
         self.bridge.output = lambda text: stdout.write(text) if stdout.tell() < MAX_STUDENT_OUTPUT else None
-        self.bridge.deadline = time.monotonic() + timeout
         outputs, result, failure = [], None, None
         stderr = io.StringIO()
-        kernel_side.BRIDGE = self.bridge  # the course's test helpers work through this kernel while the cell runs
         try:
-            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), \
-                    native_stderr_to(self.log_path):
+            # The course's test helpers (attention_course.kernel_side) work through this kernel while the cell runs.
+            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), contextlib.redirect_stdout(stdout), \
+                    contextlib.redirect_stderr(stderr), native_stderr_to(self.log_path):
                 if self.namespace is None:
                     self._start()
                 result = self._exec(source, name)
@@ -413,9 +443,6 @@ class TrustedTests:
             raise
         except BaseException as error:  # noqa: B902 (a test that calls exit() still fails, not the grader)
             failure = error
-        finally:
-            self.bridge.deadline = None
-            kernel_side.BRIDGE = None
         text = stdout.getvalue()
         text += mark_stderr(stderr.getvalue())
         if text:
@@ -428,12 +455,14 @@ class TrustedTests:
         return outputs
 
     def _exec(self, source: str, name: str):
-        tree = ast.parse(source, filename=name)
+        coverage = CheckCoverage(ast.parse(source, filename=name))
+        self.namespace[RAN] = coverage.mark
+        tree = coverage.tree
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, name, "exec"), self.namespace)
-        if last is not None:
-            return eval(compile(ast.Expression(last.value), name, "eval"), self.namespace)
-        return None
+        result = eval(compile(ast.Expression(last.value), name, "eval"), self.namespace) if last is not None else None
+        coverage.verify()
+        return result
 
 
 def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
@@ -447,3 +476,17 @@ def exception_output(error: BaseException, name: str) -> NotebookNode:
     ename = "CellTimeoutError" if isinstance(error, TimeoutError) else type(error).__name__
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == name]
     return error_output(ename, str(error), "".join(traceback.format_list(frames)))
+
+
+def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, interrupt,
+                  max_message_bytes: int = MAX_REPLY_CHARACTERS, log_path: str = os.devnull,
+                  install_timeout: float = 60) -> TrustedTests:
+    """The whole chain for one kernel: a client of its own (size-limited sockets), the bridge, the agent
+    installed in the kernel, and the trusted test runner with the setup cell's sources."""
+    client = LimitedBlockingKernelClient()
+    client.max_message_bytes = max_message_bytes
+    client.load_connection_info(connection_info)
+    client.start_channels()
+    bridge = KernelBridge(client, is_alive=is_alive, interrupt=interrupt, output=lambda text: None)
+    bridge.run_code(install_agent_code(), timeout=install_timeout)
+    return TrustedTests(bridge, setup_sources, log_path)

@@ -16,6 +16,11 @@ import numpy as np
 
 REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader's requests
 REPLY_TARGET = "attention-course-reply"  # the comm that carries the agent's replies
+CALLBACK_PROMPT = "attention-course-callback:"  # input() prompt of a call-back from the kernel to a test
+# The requests the grader may make of the agent, one name each (grader/kernel_agent.py HANDLERS).
+OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem", "setitem", "items", "contains",
+              "repr", "str", "format", "int", "float", "index", "array", "isinstance", "issubclass",
+              "set_globals", "restore_globals")
 MAX_DEPTH = 40
 # Array kinds that load without pickles: bool, ints, unsigned, floats, complex, bytes and str.
 PLAIN_KINDS = "biufcSU"

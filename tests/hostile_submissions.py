@@ -193,13 +193,14 @@ MARKER = "attention-course-hostile-process"
 
 def wrong_with(student, source, trick_add="", trick_mean="", extra_cell=None, answer_add=WRONG_ADD,
                answer_mean=WRONG_MEAN):
-    """Both answers wrong; `trick_*` code goes before the answer; `extra_cell` is a new code cell."""
+    """Both answers wrong; `trick_*` code goes before the answer; `extra_cell` is a new code cell (or a list)."""
     notebook = nbformat.from_dict(student)
     answer_cell(notebook, "add").source = f"{trick_add}\n{answer_add}".strip()
     answer_cell(notebook, "mean_of").source = f"{trick_mean}\n{answer_mean}".strip()
-    if extra_cell is not None:
-        index = notebook.cells.index(answer_cell(notebook, "add"))
-        notebook.cells.insert(index, nbformat.v4.new_code_cell(extra_cell))
+    extra = [extra_cell] if isinstance(extra_cell, str) else list(extra_cell or [])
+    index = notebook.cells.index(answer_cell(notebook, "add"))
+    for source in reversed(extra):
+        notebook.cells.insert(index, nbformat.v4.new_code_cell(source))
     return notebook
 
 
@@ -267,6 +268,36 @@ TRICKS = {
                                    f"        os.execvp('sleep', ['sleep', '61', '{MARKER}'])\n    os._exit(0)"),
     "network": dict(extra_cell="import socket\ntry:\n    socket.create_connection(('127.0.0.1', 8888), timeout=1)\n"
                                "except OSError:\n    pass"),
+    # kernel data written into the test's own objects: the call empties the test's list before the test
+    # computes its expected value from it
+    "write_back_into_test": dict(answer_mean="def mean_of(values):\n    values[:] = [0.0] * len(values)\n"
+                                             "    return 0.0"),
+    # budgets: cells that each stay just under the cell timeout, and an agent that answers slowly
+    "slow_cells": dict(extra_cell=["import time\ntime.sleep(4.5)"] * 12),
+    "slow_agent": dict(extra_cell="import sys, time\n" "for name in list(sys.modules):\n"
+                                  "    if 'grading_agent' in name:\n        module = sys.modules[name]\n"
+                                  "        original = module.serve\n"
+                                  "        module.serve = lambda request, original=original: (time.sleep(30), "
+                                  "original(request))[1]"),
+    # aggregate limits: files in every writable place, many processes, the kernel's own stderr, huge outputs
+    "fill_every_tmpfs": dict(extra_cell="import os\nchunk = b'x' * 2 ** 24\n"
+                                        "for folder in ('/tmp', '/dev/shm', os.path.expanduser('~'), '.'):\n"
+                                        "    try:\n        with open(os.path.join(folder, 'filler'), 'wb') as f:\n"
+                                        "            for _ in range(256):\n                f.write(chunk)\n"
+                                        "    except OSError:\n        pass"),
+    "many_processes": dict(extra_cell="import subprocess\nkept = []\ntry:\n    for _ in range(3000):\n"
+                                      "        kept.append(subprocess.Popen(['sleep', '120', "
+                                      f"'{MARKER}'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))\n"
+                                      "except OSError:\n    pass"),
+    "flood_kernel_stderr": dict(extra_cell="import os\nblock = b'e' * 2 ** 20\nfor _ in range(200):\n"
+                                           "    os.write(2, block)"),
+    "huge_display": dict(extra_cell="from IPython.display import display\n"
+                                    "display({'text/plain': 'x' * (150 * 2 ** 20)}, raw=True)"),
+    "many_displays": dict(extra_cell="from IPython.display import display\nfor _ in range(40):\n"
+                                     "    display({'text/plain': 'y' * 2 ** 20}, raw=True)"),
+    # privileges: user namespaces inside the sandbox, root's files in the read-only views
+    "nested_namespace": dict(extra_cell="import subprocess\nsubprocess.run(['unshare', '-Ur', 'id'], "
+                                        "capture_output=True)"),
 }
 
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 
 import nbformat
 from jupyter_client import KernelManager
-from jupyter_client.blocking import BlockingKernelClient
 
 from grader.course import SOLUTIONS, course_config, nbgrader_meta
 from grader.preprocessors import SETUP_CELL
-from grader.verdicts import KernelBridge, TrustedTests, install_agent_code
+from grader.verdicts import connect_tests
 
 
 
@@ -60,14 +59,10 @@ class NotebookKernel:
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=120)
-        bridge_client = BlockingKernelClient()  # its own sockets: a second manager.client() mutes the first's iopub
-        bridge_client.load_connection_info(self.manager.get_connection_info())
-        bridge_client.start_channels()
-        bridge = KernelBridge(bridge_client, is_alive=self.manager.is_alive, interrupt=self.manager.interrupt_kernel,
-                              output=lambda text: None)
-        bridge.run_code(install_agent_code(), timeout=120)
         setup = [c.source for c in self.notebook.cells if nbgrader_meta(c).get("grade_id") == SETUP_CELL]
-        self.trusted = TrustedTests(bridge, setup)
+        # The chain gets its own sockets: a second manager.client() would mute the first's iopub.
+        self.trusted = connect_tests(self.manager.get_connection_info(), setup, is_alive=self.manager.is_alive,
+                                     interrupt=self.manager.interrupt_kernel, install_timeout=120)
 
     def close(self):
         self.trusted.bridge.close()

@@ -82,8 +82,8 @@ def test_every_student_is_in_the_gradebook_before_the_first_autograde(grader, mo
 
 def test_kernels_graded_side_by_side_share_the_cores(tmp_path):
     cores = os.cpu_count()
-    alone = Grader(tmp_path / "alone", source=FIXTURE_SOURCE, workers=1).config.SandboxedExecute.kernel_threads
-    side_by_side = Grader(tmp_path / "parallel", source=FIXTURE_SOURCE, workers=cores).config.SandboxedExecute.kernel_threads
+    alone = Grader(tmp_path / "alone", source=FIXTURE_SOURCE, workers=1).config.GradingLimits.threads
+    side_by_side = Grader(tmp_path / "parallel", source=FIXTURE_SOURCE, workers=cores).config.GradingLimits.threads
     assert (alone, side_by_side) == (cores, 1)
 
 

@@ -2,7 +2,9 @@
 graded normally in the same run, the gradebook agrees with grades.csv, and grading again changes nothing."""
 import csv
 import hashlib
+import os
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import nbformat
 import pytest
 
 from grader.grading import Grader
+from grader.sandbox import BOX_PREFIX
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all
@@ -22,13 +25,15 @@ def package_digest() -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(PACKAGE.rglob("*.py")))).hexdigest()
 
 pytestmark = pytest.mark.slow
+NOTEBOOK_SECONDS = 30  # the budget per notebook in this class: a solved fixture notebook takes about 5 s
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     before = package_digest()
-    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=5, workers=2)
+    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=5, workers=2,
+                    notebook_seconds=NOTEBOOK_SECONDS)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     source = nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4)
@@ -101,7 +106,7 @@ def test_feedback_shows_hidden_test_results_but_not_their_code(graded):
     grader, _, _ = graded
     text = grader.feedback_path("blank", ASSIGNMENT).read_text()
     assert "hidden tests: their code is not shown" in text
-    assert "mean_of([4.0, 8.0])" not in text and "add(-5, 12)" not in text
+    assert "values = [4.0, 8.0]" not in text and "add(-5, 12)" not in text
     assert "NotImplementedError" in text
 
 
@@ -119,3 +124,34 @@ def test_cpu_time_limit_stops_the_kernel_and_grading_goes_on(tmp_path):
     [result] = grader.run(tmp_path / "class", progress=False)
     assert result.score == 3.0, (result.failed, result.error)
     assert "CPU-time limit of 3 s" in grader.feedback_path("spinner", ASSIGNMENT).read_text()
+
+
+def test_a_notebook_stops_at_its_budget_and_keeps_what_it_earned(graded):
+    grader, first, _ = graded
+    text = grader.feedback_path("trick_slow_cells", ASSIGNMENT).read_text()
+    assert f"its grading budget of {NOTEBOOK_SECONDS} s of wall-clock time" in text
+
+
+def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):
+    grader, _, _ = graded
+    for student in ("trick_huge_display", "trick_many_displays", "trick_huge_reply"):
+        notebook = grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK
+        assert notebook.stat().st_size < 3 * 2 ** 20, f"{student}: {notebook.stat().st_size:,} bytes kept"
+        feedback = grader.feedback_path(student, ASSIGNMENT)
+        assert feedback.stat().st_size < 4 * 2 ** 20, f"{student}: feedback of {feedback.stat().st_size:,} bytes"
+    log = grader.workspace / "logs" / f"trick_flood_kernel_stderr-{ASSIGNMENT}.log"
+    assert log.stat().st_size < 1.1 * 2 ** 20, f"the kernel's own stderr kept {log.stat().st_size:,} bytes"
+
+
+def test_nothing_a_kernel_wrote_lands_on_the_host(graded):
+    grader, _, _ = graded
+    assert not [p for p in grader.workspace.rglob("filler")], "a kernel's files reached the workspace"
+    stale = []
+    for box in Path(tempfile.gettempdir()).glob(f"{BOX_PREFIX}*"):
+        try:
+            os.kill(int((box / "owner").read_text()), 0)
+        except ProcessLookupError:
+            stale.append(box.name)
+        except (OSError, ValueError):
+            continue
+    assert not stale, f"private folders of ended kernels are left in {tempfile.gettempdir()}: {stale}"

@@ -124,9 +124,9 @@ def test_the_summary_lists_what_was_left_out_under_the_table():
                Result("bob", A, 5.0, 5.0)]
     table = summary_table(results)
     assert "alice    00_fixture  0 / 5  notebook missing" in table
-    assert table.endswith("Left out of the submissions (not graded):\n  alice/00_fixture: "
+    assert table.endswith("Notes (what intake left out, grading stopped early):\n  alice/00_fixture: "
                           "dropped a symbolic link: x -> y")
-    assert "Left out" not in summary_table(results[1:])
+    assert "Notes" not in summary_table(results[1:])
 
 
 def collector(tmp_path, **course) -> SafeExchangeCollect:

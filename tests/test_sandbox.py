@@ -2,16 +2,20 @@
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from jupyter_client.blocking import BlockingKernelClient
 
-from grader import grading
+from grader import cgroups, grading, sandbox
 from grader.course import REPO, CourseError
+from grader.limits import GradingLimits
 from grader.sandbox import SANDBOX_UID, GradingKernelManager, sandbox_problem
-from grader.verdicts import KernelBridge, TrustedTests, install_agent_code
+from grader.verdicts import connect_tests
 from tests.course_files import FIXTURE_SOURCE
 
 pytestmark = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
@@ -41,7 +45,7 @@ def kernel(tmp_path):
     submission.mkdir()
     (submission / "data.csv").write_text("1,2\n")
     (submission / "00_fixture.ipynb").write_text("{}")
-    manager = GradingKernelManager(kernel_name="python3", memory_mb=6000, cpu_seconds=60)
+    manager = GradingKernelManager(kernel_name="python3", limits=GradingLimits(memory_mb=6000, cpu_seconds=60))
     asyncio.run(manager.start_kernel(cwd=str(submission)))
     client = BlockingKernelClient()
     client.load_connection_info(manager.get_connection_info())
@@ -74,12 +78,11 @@ def test_test_cells_run_in_the_grader_and_student_objects_decide_nothing(kernel)
     manager, client = kernel
     run(client, "class Same:\n    def __eq__(self, other):\n        return True\n    def __bool__(self):\n"
                 "        return True\n\ndef always():\n    return Same()\n\ndef double(x):\n    return 2 * x")
-    bridge = KernelBridge(client, is_alive=lambda: True, interrupt=lambda: None, output=lambda text: None)
-    bridge.run_code(install_agent_code(), timeout=30)
+    tests = connect_tests(manager.get_connection_info(), ["import numpy as np"], is_alive=lambda: True,
+                          interrupt=lambda: None)
     sent = []
-    execute = client.execute
-    client.execute = lambda code, **kwargs: sent.append(code) or execute(code, **kwargs)
-    tests = TrustedTests(bridge, ["import numpy as np"])
+    execute = tests.bridge.client.execute
+    tests.bridge.client.execute = lambda code, **kwargs: sent.append(code) or execute(code, **kwargs)
     assert tests.run("assert always() == 3", "<t1>", 30)[-1]["ename"] == "AssertionError"
     assert tests.run("assert bool(always())", "<t2>", 30) == [], "a Remote is truthy like any object"
     assert tests.run("assert np.array_equal(double(np.arange(3)), [0, 2, 4])", "<t3>", 30) == []
@@ -93,10 +96,125 @@ def test_grade_refuses_without_a_sandbox_and_names_the_fix(tmp_path, monkeypatch
     monkeypatch.setattr(grading, "sandbox_problem", lambda: "bubblewrap is not installed: install bubblewrap")
     with pytest.raises(CourseError, match="cannot grade safely: bubblewrap is not installed.*--unsafe-no-sandbox"):
         grading.Grader(tmp_path / "workspace", source=FIXTURE_SOURCE)
-    assert grading.Grader(tmp_path / "unsafe", source=FIXTURE_SOURCE, sandbox=False).config.SandboxedExecute.sandbox is False
+    assert grading.Grader(tmp_path / "unsafe", source=FIXTURE_SOURCE, sandbox=False).limits.sandbox is False
 
 
 def test_the_unsafe_flag_is_printed_on_every_run():
     run_ = subprocess.run([sys.executable, "-m", "grader", "grade", "--unsafe-no-sandbox", "--assignment", "nope"],
                           cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
     assert "WARNING: grading WITHOUT a sandbox" in run_.stderr and run_.returncode == 2
+
+
+@pytest.fixture
+def root_only_view(monkeypatch):
+    """A folder the sandbox binds read-only, holding a root-owned file of mode 0600 (as /etc and the
+    Python environment may), to see whether the kernel's user is root outside."""
+    folder = Path(tempfile.mkdtemp(prefix="root-view-"))
+    folder.chmod(0o755)
+    secret = folder / "secret.txt"
+    secret.write_text("root only")
+    secret.chmod(0o600)
+    dirs = sandbox.course_package_dirs()
+    monkeypatch.setattr(sandbox, "course_package_dirs", lambda: [*dirs, folder])
+    yield secret
+    shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a grader running as root")
+def test_the_kernel_is_an_unprivileged_user_outside_and_cannot_nest_namespaces(root_only_view, kernel):
+    manager, client = kernel
+    seen = json.loads(run(client, f"""
+import json, os, subprocess
+try:
+    secret = open({str(root_only_view)!r}).read()
+except OSError as error:
+    secret = type(error).__name__
+nested = subprocess.run(['unshare', '-Ur', 'true'], capture_output=True).returncode
+open({str(manager.box / "run" / "probe")!r}, "w").close()  # its owner, seen from outside, is the kernel's user
+print(json.dumps({{"secret": secret, "nested": nested, "etc": sorted(os.listdir('/etc'))}}))"""))
+    owner = (manager.box / "run" / "probe").stat().st_uid
+    assert owner == GradingLimits().kernel_uid != 0, f"the kernel is uid {owner} outside"
+    assert seen["secret"] == "PermissionError"
+    assert seen["nested"] != 0, "the kernel made a user namespace of its own"
+    assert "shadow" not in seen["etc"] and "gshadow" not in seen["etc"] and "ssh" not in seen["etc"]
+    assert set(seen["etc"]) <= set(sandbox.ETC_FILES) | {"passwd", "group", "hosts"}
+
+
+@pytest.mark.skipif(bool(cgroups.problem()), reason=f"no cgroups here: {cgroups.problem()}")
+def test_the_kernel_has_its_own_cgroups_and_sized_file_systems(kernel):
+    manager, client = kernel
+    group = manager.group
+    assert int((group.paths["pids"] / "pids.max").read_text()) == GradingLimits().processes
+    assert int((group.paths["memory"] / "memory.limit_in_bytes").read_text()) == 6000 * 2 ** 20
+    assert group.pids(), "the kernel's processes are in its group"
+    written = json.loads(run(client, """
+import json, os
+written = {}
+for folder in ('/tmp', '/dev/shm', os.path.expanduser('~'), '/'):
+    size = 0
+    try:
+        with open(os.path.join(folder, 'filler'), 'wb') as handle:
+            for _ in range(80):
+                handle.write(b'x' * 2 ** 23)
+                size += 2 ** 23
+    except OSError:
+        pass
+    written[folder] = size
+print(json.dumps(written))"""))
+    limit = GradingLimits().tmp_mb * 2 ** 20
+    assert written["/tmp"] <= limit and written["/dev/shm"] <= limit
+    assert written[os.path.dirname(sandbox.HOME + "/")] <= GradingLimits().home_mb * 2 ** 20
+    assert written["/"] == 0, "the sandbox's root is read-only"
+    paths = list(group.paths.values())
+    asyncio.run(manager.shutdown_kernel(now=True))
+    assert not any(path.exists() for path in paths), "the kernel's cgroups outlived it"
+
+
+def test_nothing_from_the_kernel_is_written_into_the_tests_objects(kernel):
+    manager, client = kernel
+    run(client, "def zero_out(values):\n    values[:] = [0.0] * len(values)\n    return 0.0\n\n"
+                "def scale(array):\n    array *= 0\n    return array")
+    tests = connect_tests(manager.get_connection_info(), ["import numpy as np\nfrom attention_course.checks import *"],
+                          is_alive=lambda: True, interrupt=lambda: None)
+    assert tests.run("values = [4.0, 8.0]\nzero_out(values)\nassert values == [4.0, 8.0], values", "<t1>", 30) == []
+    assert tests.run("a = np.arange(3.0)\nscale(a)\nassert a.tolist() == [0.0, 1.0, 2.0]", "<t2>", 30) == []
+    changed = tests.run("_, changed = check_call('zero_out', zero_out, [1.0], report_changes=True)\n"
+                        "check_true('zero_out leaves its input unchanged', not changed, 'unchanged', changed)",
+                        "<t3>", 30)
+    assert changed[-1]["ename"] == "AssertionError" and "got [0]" in changed[-1]["evalue"]
+
+
+def test_a_sequence_crosses_once_and_a_cut_short_test_fails(kernel):
+    manager, client = kernel
+    run(client, "class Liar:\n    def __len__(self):\n        return 3\n    def __iter__(self):\n        return iter([])\n"
+                "\ndef items():\n    return Liar()")
+    tests = connect_tests(manager.get_connection_info(), ["from attention_course.checks import *"],
+                          is_alive=lambda: True, interrupt=lambda: None)
+    assert tests.run("assert len(items()) == 0", "<t1>", 30) == [], "len() and iteration agree"
+    cut = tests.run("for item in items():\n    check_true('item', item > 0, 'positive', item)", "<t2>", 30)
+    assert cut[-1]["ename"] == "ChecksNotRun" and "ran 0 of the 1 checks" in cut[-1]["evalue"]
+    optional = tests.run("if len(items()) > 5:\n    assert False\nassert True", "<t3>", 30)
+    assert optional == [], "a check inside an if is not required"
+
+
+def test_call_backs_live_only_during_their_test_and_take_bounded_input(kernel):
+    manager, client = kernel
+    run(client, "kept = []\n\ndef keep(function):\n    kept.append(function)\n    return function(2)\n\n"
+                "def call_kept(x):\n    return kept[0](x)\n\ndef send_big(function):\n"
+                "    return function('x' * (8 * 2 ** 20))")
+    tests = connect_tests(manager.get_connection_info(), [], is_alive=lambda: True, interrupt=lambda: None)
+    assert tests.run("assert keep(lambda x: 3 * x) == 6", "<t1>", 30) == []
+    later = tests.run("call_kept(5)", "<t2>", 30)
+    assert later[-1]["ename"] == "RuntimeError" and "belonged to a test that has ended" in later[-1]["evalue"]
+    big = tests.run("send_big(len)", "<t3>", 30)
+    assert big[-1]["ename"] == "RuntimeError" and "above the limit" in big[-1]["evalue"]
+
+
+def test_a_reply_above_the_limit_is_refused_before_it_is_held(kernel):
+    manager, client = kernel
+    run(client, "import numpy\n\ndef big():\n    return numpy.zeros(8 * 2 ** 20)")  # 64 MB of float64
+    tests = connect_tests(manager.get_connection_info(), [], is_alive=lambda: True, interrupt=lambda: None,
+                          max_message_bytes=16 * 2 ** 20)
+    refused = tests.run("big()", "<t1>", 60)
+    assert refused[-1]["ename"] in ("StudentCodeError", "ValueError"), refused
+    assert "16 MB" in refused[-1]["evalue"] or "16,777,216" in refused[-1]["evalue"]

@@ -1,0 +1,142 @@
+"""Kernel clients whose sockets never hold more of a message than the grader allows.
+
+A grading kernel is the student's code: it holds the connection key and can send any message, of
+any size, on any channel. Each socket refuses a frame above `max_message_bytes` before receiving it
+(zmq's MAXMSGSIZE), and a message whose frames add up to more is read frame by frame and dropped as
+it comes; the grader sees a short stand-in instead: a note on stderr (iopub), an error reply (shell),
+an empty input request (stdin).
+"""
+import json
+
+import zmq
+import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.blocking import BlockingKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel, ZMQSocketChannel
+from jupyter_client.connect import channel_socket_types
+from jupyter_client.session import Session
+from traitlets import Type
+
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 2 ** 20
+
+
+def _refused(frames: list, total: int, limit: int, channel: str) -> dict:
+    """The stand-in for a message that was too large, addressed like the original."""
+    try:
+        start = next(i for i, frame in enumerate(frames) if bytes(frame) == Session.DELIM) + 1
+        header, parent = (json.loads(bytes(frames[start + k])) for k in (1, 2))
+        if not (isinstance(header, dict) and isinstance(parent, dict)):
+            raise ValueError("not a message header")
+    except (StopIteration, IndexError, ValueError):
+        header, parent = {}, {}
+    note = f"a message of {total:,} bytes from the kernel was refused: above the grader's limit of {limit:,}"
+    kind, content = {"iopub": ("stream", {"name": "stderr", "text": f"[{note}]\n"}),
+                     "shell": ("execute_reply", {"status": "error", "ename": "MessageTooLarge", "evalue": note,
+                                                 "traceback": [note], "execution_count": None}),
+                     "stdin": ("input_request", {"prompt": "", "password": False})}.get(channel, ("refused", {}))
+    header = {**header, "msg_type": kind}
+    return {"header": header, "parent_header": parent, "msg_id": header.get("msg_id", ""), "msg_type": kind,
+            "metadata": {}, "content": content, "buffers": []}
+
+
+class _Frames:
+    """Frames of one message, kept while their total stays under the limit."""
+
+    def __init__(self, limit: int):
+        self.limit, self.total, self.frames = limit, 0, []
+
+    def add(self, frame) -> None:
+        size = len(frame.buffer)
+        self.total += size
+        # Past the limit only the first small frames stay: identities, delimiter and headers, for the stand-in.
+        if self.total <= self.limit or (len(self.frames) < 8 and size <= 65536):
+            self.frames.append(frame)
+
+    def message(self, session: Session, channel: str) -> dict:
+        if self.total > self.limit:
+            return _refused(self.frames, self.total, self.limit, channel)
+        _, frames = session.feed_identities(self.frames, copy=False)
+        return session.deserialize(frames, copy=False)
+
+
+class LimitedChannel(ZMQSocketChannel):
+    limit = DEFAULT_MAX_MESSAGE_BYTES
+    name = ""
+
+    def _recv(self, **kwargs):
+        frames = _Frames(self.limit)
+        frames.add(self.socket.recv(copy=False))
+        while self.socket.getsockopt(zmq.RCVMORE):
+            frames.add(self.socket.recv(copy=False))
+        return frames.message(self.session, self.name)
+
+
+class AsyncLimitedChannel(AsyncZMQSocketChannel):
+    limit = DEFAULT_MAX_MESSAGE_BYTES
+    name = ""
+
+    async def _recv(self, **kwargs):
+        frames = _Frames(self.limit)
+        frames.add(await self.socket.recv(copy=False))
+        while self.socket.getsockopt(zmq.RCVMORE):
+            frames.add(await self.socket.recv(copy=False))
+        return frames.message(self.session, self.name)
+
+
+class LimitedClientMixin:
+    """Sockets with MAXMSGSIZE set before they connect; channels that drop what adds up to too much."""
+
+    max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES  # set before the channels start
+
+    def _create_connected_socket(self, channel, identity=None):
+        sock = self.context.socket(channel_socket_types[channel])
+        sock.linger = 1000
+        sock.setsockopt(zmq.MAXMSGSIZE, int(self.max_message_bytes))  # must precede connect
+        if identity:
+            sock.identity = identity
+        sock.connect(self._make_url(channel))
+        return sock
+
+    def _limit(self, channel):
+        channel.limit = int(self.max_message_bytes)
+        return channel
+
+    @property
+    def iopub_channel(self):
+        made = self._iopub_channel is None
+        channel = super().iopub_channel
+        if made:
+            self._limit(channel).name = "iopub"
+        return channel
+
+    @property
+    def shell_channel(self):
+        made = self._shell_channel is None
+        channel = super().shell_channel
+        if made:
+            self._limit(channel).name = "shell"
+        return channel
+
+    @property
+    def stdin_channel(self):
+        made = self._stdin_channel is None
+        channel = super().stdin_channel
+        if made:
+            self._limit(channel).name = "stdin"
+        return channel
+
+
+class LimitedKernelClient(LimitedClientMixin, AsyncKernelClient):
+    """nbclient's client for a grading kernel."""
+
+    iopub_channel_class = Type(AsyncLimitedChannel)
+    shell_channel_class = Type(AsyncLimitedChannel)
+    stdin_channel_class = Type(AsyncLimitedChannel)
+
+
+class LimitedBlockingKernelClient(LimitedClientMixin, BlockingKernelClient):
+    """The grader's own client for the tests' requests (grader.verdicts.KernelBridge)."""
+
+    iopub_channel_class = Type(LimitedChannel)
+    shell_channel_class = Type(LimitedChannel)
+    stdin_channel_class = Type(LimitedChannel)
