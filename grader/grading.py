@@ -18,6 +18,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 
+from grader import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
@@ -67,6 +68,8 @@ class Grader:
             if problem:
                 raise CourseError(f"cannot grade safely: {problem}. To grade without a sandbox anyway "
                                   "(student code could then change grades), pass --unsafe-no-sandbox")
+            if cgroups.problem():
+                print(f"WARNING: {cgroups.problem()}", file=sys.stderr)
         self.settings = {"cell_timeout": cell_timeout, **limits}  # what each worker process is given
         self.config.SandboxedExecute.kernel_log_dir = str(self.workspace / "logs")
         if cell_timeout:

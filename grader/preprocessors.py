@@ -27,6 +27,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Instance, Integer, List, Unicode, default
 
+from grader import cgroups
 from grader.course import nbgrader_meta
 from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
@@ -73,6 +74,8 @@ class SandboxedExecute(Execute):
         self._cpu_of_ended_kernels = 0.0
         self._budget_spent = ""
         self._output_bytes = {}
+        if self.limits.sandbox and cgroups.problem():
+            self.log.warning(cgroups.problem())
         for suffix in ("log", "tests.log"):  # this grading's logs only (a kernel's restarts append to them)
             if self._log_path(suffix):
                 open(self._log_path(suffix), "wb").close()

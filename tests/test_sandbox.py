@@ -218,3 +218,20 @@ def test_a_reply_above_the_limit_is_refused_before_it_is_held(kernel):
     refused = tests.run("big()", "<t1>", 60)
     assert refused[-1]["ename"] in ("StudentCodeError", "ValueError"), refused
     assert "16 MB" in refused[-1]["evalue"] or "16,777,216" in refused[-1]["evalue"]
+
+
+def test_grade_names_the_limits_it_cannot_enforce(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cgroups, "problem", lambda: "cgroups cannot be made here (the grader is not root), so "
+                                                   "these limits are not enforced: the number of processes")
+    grading.Grader(tmp_path / "workspace", source=FIXTURE_SOURCE)
+    assert "WARNING: cgroups cannot be made here" in capsys.readouterr().err
+
+
+def test_cgroups_problem_names_each_controller_it_cannot_use(monkeypatch):
+    cgroups.problem.cache_clear()
+    monkeypatch.setattr(cgroups, "_own_group", lambda controller: Path("/nonexistent") / controller)
+    try:
+        message = cgroups.problem()
+    finally:
+        cgroups.problem.cache_clear()
+    assert all(cgroups.ENFORCES[c] in message for c in cgroups.CONTROLLERS)
