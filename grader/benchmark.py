@@ -22,7 +22,7 @@ from nbgrader.api import Gradebook
 from grader.course import SOLUTIONS, assignments, prepare_environment
 from grader.grading import Grader
 from grader.samples import write_samples
-from grader.verdicts import TrustedTests, native_stderr_to
+from grader.trusted_tests import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
 

@@ -1,7 +1,7 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export.
 
 The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
-grader.verdicts (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
+grader.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
 """
 import multiprocessing
 import os

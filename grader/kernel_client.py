@@ -135,7 +135,7 @@ class LimitedKernelClient(LimitedClientMixin, AsyncKernelClient):
 
 
 class LimitedBlockingKernelClient(LimitedClientMixin, BlockingKernelClient):
-    """The grader's own client for the tests' requests (grader.verdicts.KernelBridge)."""
+    """The grader's own client for the tests' requests (grader.bridge.KernelBridge)."""
 
     iopub_channel_class = Type(LimitedChannel)
     shell_channel_class = Type(LimitedChannel)

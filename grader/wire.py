@@ -6,7 +6,7 @@ no text encoding; only call-backs and written-back arguments use base64 text.
 Both sides use this file: the trusted grader imports it, and its source is sent into the student's
 kernel together with grader/kernel_agent.py. What cannot travel as data is handed to `other`, a
 function of the side that packs: the kernel turns it into a reference to an object it keeps, the
-grader into a copy of a Keras object or a call-back (see grader/verdicts.py).
+grader into a copy of a Keras object or a call-back (see grader/bridge.py).
 """
 import base64
 import io

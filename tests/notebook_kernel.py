@@ -3,7 +3,7 @@
 The mutant tests use this to swap one answer cell for a wrong (or differently written) answer,
 run that exercise's visible and hidden test cells exactly as written in the notebook, and put the
 original answer back. Each test cell is judged twice: in the kernel, as the student's Run and
-Validate see it, and in this process through the grader's own trusted verdicts (grader/verdicts.py),
+Validate see it, and in this process through the grader's own trusted verdicts (grader/trusted_tests.py),
 as `grade` decides it. Pass/fail follows the course's grader: an error fails the cell; stderr from a
 cell that raised nothing does not (see grader/preprocessors.py).
 """
@@ -16,7 +16,7 @@ from jupyter_client import KernelManager
 
 from grader.course import SOLUTIONS, course_config, nbgrader_meta
 from grader.preprocessors import SETUP_CELL
-from grader.verdicts import connect_tests
+from grader.trusted_tests import connect_tests
 
 
 

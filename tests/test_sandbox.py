@@ -15,7 +15,7 @@ from grader import cgroups, grading, sandbox
 from grader.course import REPO, CourseError
 from grader.limits import GradingLimits
 from grader.sandbox import SANDBOX_UID, GradingKernelManager, sandbox_problem
-from grader.verdicts import connect_tests
+from grader.trusted_tests import connect_tests
 from tests.course_files import FIXTURE_SOURCE
 
 pytestmark = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")

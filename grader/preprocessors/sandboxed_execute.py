@@ -1,44 +1,29 @@
-"""What nbgrader lacks for grading a real class, as nbgrader preprocessors (wired in grader/nbgrader_config.py).
-
-- SandboxedExecute: the student's cells run in a sandboxed, limited kernel (grader/sandbox.py); test
-  cells run in the grader (grader/verdicts.py); a kernel that dies fails the cell it was running, is
-  restarted, the earlier cells replayed, and grading goes on.
-- GuardAgainstTampering: after an answer cell that patches what the tests rely on (library functions,
-  builtins, the course's check helpers), a note in the feedback names the line; it changes no score.
-- PassingTestsKeepStderr: stderr printed by a test cell that raised nothing is kept as text but no
-  longer fails the cell (nbgrader's default fails it, which punishes correct answers that log).
-- HideHiddenTests: feedback shows hidden tests' results and messages, never their code.
-- RestoreCellFlags: a test cell whose grade flag or points a student edited gets them back from the
-  gradebook (nbgrader restores points but stops with "Inconsistent checksums" on a removed flag).
-"""
-import ast
+"""SandboxedExecute: nbgrader's Execute with the student's cells in a sandboxed, limited kernel and the tests
+in the grader, within a budget per notebook."""
 import copy
 import json
 import math
 import os
-import re
 import signal
 import time
 
 import nbformat
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Instance, Integer, List, Unicode, default
+from nbgrader.api import Gradebook
+from nbgrader.preprocessors import Execute
+from traitlets import Instance, Integer, Unicode, default
 
 from grader import cgroups
 from grader.course import nbgrader_meta
 from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
-from grader.verdicts import connect_tests, error_output, mark_stderr
+from grader.trusted_tests import connect_tests, error_output
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up
 # Kernel messages that add outputs to a cell.
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
-
-HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
 
 
 class SandboxedExecute(Execute):
@@ -46,7 +31,7 @@ class SandboxedExecute(Execute):
 
     - Answer, setup and other cells run in the student's kernel (grader.sandbox.GradingKernelManager:
       bubblewrap, memory and CPU-time limits).
-    - Test cells run here, from the gradebook's copy of their source (grader.verdicts): what they
+    - Test cells run here, from the gradebook's copy of their source (grader.trusted_tests): what they
       raise is the verdict, and their outputs (what nbgrader scores) are written here.
     - A kernel that dies (os._exit, CPU-time limit, killed) fails the cell it was running, with a
       comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
@@ -249,210 +234,3 @@ def trusted_sources(resources) -> dict:
         if SETUP_CELL in sources and sources[SETUP_CELL].locked:
             found["setup"].append(sources[SETUP_CELL].source)
     return found
-
-
-# Modules an answer may not import at all.
-FORBIDDEN_MODULES = ("builtins", "importlib", "unittest", "ctypes")
-
-
-class GuardAgainstTampering(NbGraderPreprocessor):
-    """Feedback, not a barrier: after an answer cell that patches what tests use, a note says what was seen.
-
-    The answer still runs and is graded as it is: the tests run in the grader, out of the student's
-    reach (SandboxedExecute), so a patch changes nothing but the student's own kernel.
-    """
-
-    protected_modules = List(
-        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer should not import or touch").tag(config=True)
-
-    def preprocess(self, nb, resources):
-        problems = tampering_problems(nb, set(self.protected_modules))
-        cells = []
-        for cell in nb.cells:
-            cells.append(cell)
-            problem = problems.get(nbgrader_meta(cell).get("grade_id"))
-            if problem and nbgrader_meta(cell).get("solution"):
-                self.log.warning("Answer %s: %s", nbgrader_meta(cell)["grade_id"], problem)
-                cells.append(nbformat.v4.new_markdown_cell(
-                    f"**Grader's note on the answer above:** {problem}. Tests run in the grader, outside your "
-                    "kernel, so this changed nothing but your own kernel; your answer was graded as written."))
-        nb.cells = cells
-        return nb, resources
-
-
-def tampering_problems(nb, forbidden_modules=frozenset(FORBIDDEN_MODULES)) -> dict:
-    """grade_id -> why, for every answer cell that patches what the tests use.
-
-    Protected: the names the locked setup cell binds, and every module the notebook imports.
-    """
-    fixed = set()
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
-            fixed |= _bound_names(cell.source)
-    modules = set(forbidden_modules) | _module_names(nb)
-    problems = {}
-    for cell in nb.cells:
-        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
-            problem = find_tampering(cell.source, fixed, modules, set(forbidden_modules))
-            if problem:
-                problems[nbgrader_meta(cell)["grade_id"]] = problem
-    return problems
-
-
-# Ways to patch an object without naming it in an assignment.
-_INTROSPECTION = {"__setattr__", "__delattr__", "__dict__", "__globals__", "__builtins__", "__code__",
-                  "__subclasses__", "__closure__", "__defaults__", "__kwdefaults__"}
-
-
-def _module_names(nb) -> set:
-    names = set()
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                names |= {a.asname or a.name for a in node.names}
-    return names
-
-
-def _bound_names(source: str) -> set:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names
-
-
-def _root_name(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def find_tampering(source: str, fixed: set, modules: set, forbidden_modules: set):
-    """A sentence naming the first line that patches what the tests use, or None."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None  # the syntax error itself fails the exercise
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", "?")
-        targets = []
-        if isinstance(node, (ast.Assign, ast.Delete)):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            if isinstance(target, (ast.Attribute, ast.Subscript)) and _root_name(target) in modules:
-                return f"line {line} assigns to {ast.unparse(target)}, part of a module the tests use"
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            for name in names:
-                if name.split(".")[0] in forbidden_modules:
-                    return f"line {line} imports {name}, which answers may not use"
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in {"setattr", "delattr"} and node.args and _root_name(node.args[0]) in modules:
-                return f"line {line} calls {node.func.id} on {ast.unparse(node.args[0])}"
-            if node.func.id in {"exec", "eval", "compile", "__import__", "globals", "vars"}:
-                return f"line {line} calls {node.func.id}(), which answers may not use"
-        if isinstance(node, ast.Name) and node.id in {"__builtins__", "builtins"}:
-            return f"line {line} uses {node.id}"
-        if isinstance(node, ast.Attribute) and node.attr in _INTROSPECTION:
-            return f"line {line} reaches into {node.attr}, which answers may not use"
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue  # importing again what the setup cell imported is harmless
-        redefined = _bound_names(ast.unparse(node)) & fixed
-        if redefined:
-            return f"line {node.lineno} redefines {', '.join(sorted(redefined))} from the locked setup cell"
-    return None
-
-
-class PassingTestsKeepStderr(NbGraderPreprocessor):
-    """In a test cell that raised nothing, stderr text moves to stdout (marked), so it doesn't cost points."""
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code" and nbgrader_meta(cell).get("grade"):
-            outputs = cell.get("outputs", [])
-            if not any(o.output_type == "error" for o in outputs):
-                for output in outputs:
-                    if output.output_type == "stream" and output.name == "stderr":
-                        output.name = "stdout"
-                        output.text = mark_stderr(output.text)
-        return cell, resources
-
-
-class LimitOutputSize(NbGraderPreprocessor):
-    """Cap each cell's printed text (nbgrader's LimitOutput counts lines, not characters)."""
-
-    max_characters = Integer(20_000, help="Characters of stream output kept per cell").tag(config=True)
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code":
-            budget = self.max_characters
-            for output in cell.get("outputs", []):
-                if output.output_type == "stream":
-                    if len(output.text) > budget:
-                        output.text = output.text[:max(budget, 0)] + "\n... [output truncated by the grader]\n"
-                    budget -= len(output.text)
-        return cell, resources
-
-
-class HideHiddenTests(NbGraderPreprocessor):
-    """Feedback: hidden test code is replaced by a note; failures keep only their message."""
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
-            cell.source = HIDDEN_REGION.sub("# (hidden tests: their code is not shown)\n", cell.source)
-            for output in cell.get("outputs", []):
-                if output.output_type == "error":
-                    output.traceback = [f"{output.ename}: {output.evalue}"]
-        return cell, resources
-
-
-class RestoreCellFlags(NbGraderPreprocessor):
-    """Put back the grade/solution flags and points the gradebook has for each known grade_id."""
-
-    def preprocess(self, nb, resources):
-        notebook, assignment = resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
-        with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
-            for cell in nb.cells:
-                meta = nbgrader_meta(cell)
-                grade_id = meta.get("grade_id")
-                if not grade_id:
-                    continue
-                try:
-                    grade_cell = gradebook.find_grade_cell(grade_id, notebook, assignment)
-                except MissingEntry:
-                    grade_cell = None
-                try:
-                    gradebook.find_solution_cell(grade_id, notebook, assignment)
-                    is_solution = True
-                except MissingEntry:
-                    is_solution = False
-                if grade_cell is None and not is_solution:
-                    continue
-                if bool(meta.get("grade")) != (grade_cell is not None) or bool(meta.get("solution")) != is_solution:
-                    self.log.warning("Cell %s: nbgrader flags were edited; restored", grade_id)
-                meta["grade"] = grade_cell is not None
-                meta["solution"] = is_solution
-                if grade_cell is not None:
-                    meta["points"] = grade_cell.max_score
-                else:
-                    meta.pop("points", None)
-        return nb, resources

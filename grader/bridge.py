@@ -1,36 +1,25 @@
-"""Verdicts decided outside student code: the test cells run in the grader, never in the student's kernel.
+"""The transport between the trusted grader and the agent in one student kernel (the Jupyter protocol).
 
-While a notebook is graded, the student's (sandboxed) kernel runs the setup, answer and other
-cells. Each test cell runs here instead, in a namespace of its own: the setup cell's names are the
-grader's own (NumPy, the course's checks, the data), and every other name the test reads (the
-graded functions, the student's variables) is a `Remote`, a stand-in that asks the kernel's agent
-(grader/kernel_agent.py) for one thing at a time and gets plain data back (grader/wire.py). So
-the student's interpreter sees the inputs of each call and nothing else: no test code, no expected
-value, no hidden test. Whatever it answers, the checks, the references and the verdict are computed
-here, and the test cell's outputs (what nbgrader scores) are written here.
+Each request goes to the agent on a comm, is run by one execute request, and its reply comes back on a
+comm of its own, arrays as binary buffers (grader/wire.py). Everything that arrives is bounded before
+it is used: message sizes (the client's sockets, grader/kernel_client.py), the reply's size, a deadline
+per test cell, call-backs from the kernel to a test's functions (only during their test, with bounded
+input, a bounded number of times). The student's printed output is passed on, stderr marked.
 """
-import ast
-import builtins
 import contextlib
-import io
 import json
-import operator
-import os
 import sys
 import time
-import traceback
 import uuid
 from pathlib import Path
 
 import numpy as np
 import zmq
 from nbclient.exceptions import DeadKernelError
-from nbformat.notebooknode import NotebookNode
 
-from attention_course import kernel_side
 from grader import wire
-from grader.check_coverage import RAN, CheckCoverage
-from grader.kernel_client import LimitedBlockingKernelClient
+from grader.remote import Remote
+from grader.student_errors import StudentCodeError, student_error
 from grader.wire import CALLBACK_PROMPT
 
 AGENT_MODULE = "_attention_course_grading_agent"
@@ -43,12 +32,6 @@ IOPUB_GRACE_SECONDS = 3.0
 # A call-back from the student's code to a test's function: its request's size, and calls per test cell.
 MAX_CALLBACK_CHARACTERS = 4 * 2 ** 20
 MAX_CALLBACKS = 100_000
-# Student output kept per test cell.
-MAX_STUDENT_OUTPUT = 20_000
-# Packages whose classes a Remote may claim to be an instance of (for isinstance checks in tests);
-# only modules the grader has already imported are used, nothing is imported on the kernel's word.
-LIBRARY_PACKAGES = ("keras", "tensorflow", "numpy")
-PLAIN_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__"}
 
 
 def mark_stderr(text: str) -> str:
@@ -61,121 +44,6 @@ def install_agent_code() -> str:
     return (f"import sys as _s, types as _t\n_m = _t.ModuleType({AGENT_MODULE!r})\n"
             f"exec(compile({AGENT_SOURCE!r}, {AGENT_MODULE!r}, 'exec'), _m.__dict__)\n"
             f"_s.modules[{AGENT_MODULE!r}] = _m\n_m.install()\ndel _s, _t, _m")
-
-
-class StudentCodeError(Exception):
-    """An exception the student's code raised; its class is named after the student's exception."""
-
-
-def student_error(info: dict) -> Exception:
-    base = getattr(builtins, str(info.get("builtin")), Exception)
-    if not (isinstance(base, type) and issubclass(base, Exception)):
-        base = Exception
-    name = str(info.get("name", "Error"))[:80] or "Error"
-    kind = type(name, (StudentCodeError, base), {"__module__": "student"})
-    trace = str(info.get("traceback", "")).strip()
-    return kind(f"{info.get('message', '')}\n--- raised in your code ---\n{trace}" if trace else info.get("message", ""))
-
-
-class Remote:
-    """An object that lives in the student's kernel: every use is one request to its agent.
-
-    What it answers is data (numbers, arrays, strings) that the test then checks here. Decisions are
-    never asked of the student's object: a Remote is truthy like any object and equal only to itself,
-    so an object whose __eq__ or __bool__ always says yes passes nothing.
-    """
-
-    __slots__ = ("_bridge", "_ref", "_mro", "_is_type", "__weakref__")
-
-    def __init__(self, bridge, info):
-        object.__setattr__(self, "_bridge", bridge)
-        object.__setattr__(self, "_ref", int(info["ref"]))
-        object.__setattr__(self, "_mro", [tuple(map(str, pair)) for pair in info.get("mro", [])][:30])
-        object.__setattr__(self, "_is_type", bool(info.get("is_type")))
-
-    def _ask(self, op, *args):
-        return self._bridge.request(op, *args)
-
-    @property
-    def __class__(self):
-        return _library_class(self._mro) or Remote
-
-    def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__") and name not in PLAIN_DUNDERS:
-            raise AttributeError(name)
-        return self._ask("getattr", self, name)
-
-    def __setattr__(self, name, value):
-        self._ask("setattr", self, name, value)
-
-    def __call__(self, *args, **kwargs):
-        return self._ask("call", self, list(args), kwargs)
-
-    def __getitem__(self, key):
-        return self._ask("getitem", self, key)
-
-    def __setitem__(self, key, value):
-        self._ask("setitem", self, key, value)
-
-    def __len__(self):
-        return len(self._items())  # the length of what iteration gives, never a separate claim
-
-    def __iter__(self):
-        return iter(self._items())
-
-    def _items(self) -> list:
-        """The object's items, crossed once as plain data (or references)."""
-        items = self._ask("items", self)
-        if type(items) is not list:
-            raise TypeError("the student's object did not give its items as a list")
-        return items
-
-    def __contains__(self, item):
-        return self._ask("contains", self, item)
-
-    def __bool__(self):
-        return True  # never asked of the student's object (see the class docstring)
-
-    def __int__(self):
-        return int(self._ask("int", self))
-
-    def __float__(self):
-        return float(self._ask("float", self))
-
-    def __index__(self):
-        return operator.index(self._ask("index", self))
-
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._ask("array", self), dtype=dtype)
-
-    def __repr__(self):
-        return str(self._ask("repr", self))
-
-    def __str__(self):
-        return str(self._ask("str", self))
-
-    def __format__(self, spec):
-        return str(self._ask("format", self, spec))
-
-    def __hash__(self):
-        return hash(("remote", self._ref))
-
-    def __instancecheck__(self, instance):
-        return isinstance(instance, Remote) and bool(self._ask("isinstance", instance, self))
-
-    def __subclasscheck__(self, other):
-        return isinstance(other, Remote) and bool(self._ask("issubclass", other, self))
-
-
-def _library_class(mro):
-    for module, qualname in mro:
-        if module.split(".")[0] in LIBRARY_PACKAGES and module in sys.modules:
-            found = sys.modules[module]
-            for part in qualname.split("."):
-                found = getattr(found, part, None)
-            if isinstance(found, type):
-                return found
-    return None
 
 
 def is_keras_object(value) -> bool:
@@ -375,118 +243,3 @@ class KernelBridge:
             return answer
         except Exception as error:  # noqa: BLE001 (the student's code sees the failure as a RuntimeError)
             return wire.dumps({"error": f"{type(error).__name__}: {error}"[:2000]})
-
-
-class Namespace(dict):
-    """The test cells' globals: the grader's own names, and the student's as Remotes when asked for."""
-
-    def __init__(self, bridge):
-        super().__init__(__name__="__main__")
-        self.bridge = bridge
-
-    def __missing__(self, name):
-        if hasattr(builtins, name):
-            return getattr(builtins, name)
-        try:
-            return self.bridge.request("global", name)
-        except StudentCodeError as error:
-            raise NameError(f"name {name!r} is not defined") from error
-
-
-@contextlib.contextmanager
-def native_stderr_to(path: str):
-    """Send what libraries write to file descriptor 2 (TensorFlow's C++ start-up notices) to `path`."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(target, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(target)
-
-
-class TrustedTests:
-    """Runs the setup cell once and then each test cell in the grader, against one kernel's agent.
-
-    What libraries print below Python while the tests run (TensorFlow's notices) goes to `log_path`.
-    """
-
-    def __init__(self, bridge: KernelBridge, setup_sources: list, log_path: str = os.devnull):
-        self.bridge = bridge
-        self.setup_sources = list(setup_sources)
-        self.log_path = log_path
-        self.namespace = None
-
-    def _start(self):
-        self.namespace = Namespace(self.bridge)
-        for index, source in enumerate(self.setup_sources):
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                exec(compile(source, f"<setup cell {index}>", "exec"), self.namespace)
-
-    def run(self, source: str, name: str, timeout: float) -> list:
-        """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
-        stdout = io.StringIO()
-        self.bridge.output = lambda text: stdout.write(text) if stdout.tell() < MAX_STUDENT_OUTPUT else None
-        outputs, result, failure = [], None, None
-        stderr = io.StringIO()
-        try:
-            # The course's test helpers (attention_course.kernel_side) work through this kernel while the cell runs.
-            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), contextlib.redirect_stdout(stdout), \
-                    contextlib.redirect_stderr(stderr), native_stderr_to(self.log_path):
-                if self.namespace is None:
-                    self._start()
-                result = self._exec(source, name)
-        except DeadKernelError:
-            raise
-        except BaseException as error:  # noqa: B902 (a test that calls exit() still fails, not the grader)
-            failure = error
-        text = stdout.getvalue()
-        text += mark_stderr(stderr.getvalue())
-        if text:
-            outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
-        if failure is not None:
-            outputs.append(exception_output(failure, name))
-        elif result is not None:
-            outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
-                                        data={"text/plain": repr(result)}))
-        return outputs
-
-    def _exec(self, source: str, name: str):
-        coverage = CheckCoverage(ast.parse(source, filename=name))
-        self.namespace[RAN] = coverage.mark
-        tree = coverage.tree
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        exec(compile(tree, name, "exec"), self.namespace)
-        result = eval(compile(ast.Expression(last.value), name, "eval"), self.namespace) if last is not None else None
-        coverage.verify()
-        return result
-
-
-def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
-    """An nbgrader error output (what makes a test cell score 0)."""
-    trace = [frames, f"{ename}: {evalue}"] if frames else [f"{ename}: {evalue}"]
-    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=trace)
-
-
-def exception_output(error: BaseException, name: str) -> NotebookNode:
-    """The error output of an exception a test cell raised, with the frames of the test cell `name`."""
-    ename = "CellTimeoutError" if isinstance(error, TimeoutError) else type(error).__name__
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == name]
-    return error_output(ename, str(error), "".join(traceback.format_list(frames)))
-
-
-def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, interrupt,
-                  max_message_bytes: int = MAX_REPLY_CHARACTERS, log_path: str = os.devnull,
-                  install_timeout: float = 60) -> TrustedTests:
-    """The whole chain for one kernel: a client of its own (size-limited sockets), the bridge, the agent
-    installed in the kernel, and the trusted test runner with the setup cell's sources."""
-    client = LimitedBlockingKernelClient()
-    client.max_message_bytes = max_message_bytes
-    client.load_connection_info(connection_info)
-    client.start_channels()
-    bridge = KernelBridge(client, is_alive=is_alive, interrupt=interrupt, output=lambda text: None)
-    bridge.run_code(install_agent_code(), timeout=install_timeout)
-    return TrustedTests(bridge, setup_sources, log_path)
