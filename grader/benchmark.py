@@ -6,8 +6,13 @@ python -m grader.benchmark notebooks          Run All (full, with training); one
 python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: stock sequential
                                               `nbgrader autograde` against `grade` with parallel workers,
                                               without feedback (the same work) and with it
+python -m grader.benchmark phases [-n 3]      where the time of `grade` goes, per notebook (n students:
+                                              solved, partial, blank): kernel start and stop, setup cell,
+                                              the other cells in the kernel, test cells in the grader,
+                                              nbgrader's bookkeeping, and the feedback page
 """
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -17,10 +22,13 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbconvert.exporters import Exporter, HTMLExporter, TemplateExporter
 from nbgrader.api import Gradebook
 
-from grader.course import SOLUTIONS, assignments, prepare_environment
+from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environment
 from grader.grading import Grader
+from grader.preprocessors.sandboxed_execute import SandboxedExecute
+from grader.sanitise_feedback import SanitiseFeedback
 from grader.samples import write_samples
 from grader.trusted_tests import TrustedTests, native_stderr_to
 
@@ -92,6 +100,90 @@ def timed_test_cells():
     return total
 
 
+PHASES = ("kernel start/stop", "setup cell", "other cells in kernel", "test cells in grader",
+          "nbgrader bookkeeping", "feedback: sanitiser", "feedback: other preprocessors",
+          "feedback: template",
+          "feedback: rest")
+
+
+class PhaseClock:
+    """Seconds spent in each phase of grading one notebook, from timers wrapped around the methods that
+    do the work (in this process, so phases are measured with workers=1)."""
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        # nbclient's sync methods wrap the async ones they captured at import: time the sync names.
+        for name in ("start_new_kernel", "start_new_kernel_client", "_cleanup_kernel"):
+            self._wrap(NotebookClient, name, "kernel start/stop")
+        self._wrap(SandboxedExecute, "preprocess_cell", self._cell_phase)
+        self._wrap(TemplateExporter, "from_notebook_node", "feedback: template")
+        # Autograde's own exporter runs its preprocessors (the execution) through _preprocess too.
+        self._wrap(Exporter, "_preprocess", lambda exporter, *args: (
+            "feedback: other preprocessors" if isinstance(exporter, HTMLExporter) else None))
+        self._wrap(SanitiseFeedback, "preprocess", "feedback: sanitiser")
+
+    @staticmethod
+    def _cell_phase(executor, cell, *args, **kwargs) -> str:
+        meta = nbgrader_meta(cell)
+        if meta.get("grade") and not meta.get("solution") and cell.cell_type == "code":
+            return "test cells in grader"
+        return "setup cell" if meta.get("grade_id") == "setup" else "other cells in kernel"
+
+    def _wrap(self, owner, name, phase):
+        method = getattr(owner, name)
+        seconds, depth = self.seconds, [0]  # a call nested in one of its own kind counts once
+
+        @functools.wraps(method)
+        def timed(*args, **kwargs):
+            depth[0] += 1
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+                which = phase(*args, **kwargs) if callable(phase) else phase
+                if depth[0] == 0 and which:
+                    seconds[which] += time.perf_counter() - start
+        setattr(owner, name, timed)
+
+    def grade(self, grader: Grader, student: str, assignment: str) -> dict:
+        """Autograde and write feedback for one submission; return its seconds by phase (and in all)."""
+        before = dict(self.seconds)
+        start = time.perf_counter()
+        grader.autograde(student, assignment)
+        autograde = time.perf_counter() - start
+        grader.feedback(student, assignment)
+        total = time.perf_counter() - start
+        spent = {phase: self.seconds[phase] - before[phase] for phase in PHASES}
+        # Nested: the sanitiser is one of the preprocessors, which run inside the template's export.
+        spent["feedback: template"] -= spent["feedback: other preprocessors"]
+        spent["feedback: other preprocessors"] -= spent["feedback: sanitiser"]
+        spent["nbgrader bookkeeping"] = autograde - sum(spent[p] for p in PHASES[:4])
+        spent["feedback: rest"] = total - autograde - sum(spent[p] for p in PHASES[5:8])
+        spent["total"] = total
+        return spent
+
+
+def phases_benchmark(names, students: int):
+    """Per assignment, `students` simulated students (solved, partial, blank in turn) graded one at a time:
+    the mean seconds per notebook in each phase."""
+    clock = PhaseClock()
+    import keras  # noqa: F401 (a worker imports TensorFlow once, for its first notebook; not per row)
+    columns = [*PHASES, "total"]
+    print("seconds per notebook; columns: " + ", ".join(f"{i + 1} {c}" for i, c in enumerate(columns)))
+    print(f"{'assignment':<26}" + "".join(f"{index + 1:>7}" for index in range(len(columns))))
+    for assignment in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(Path(tmp) / "grade", workers=1)
+            grader.generate(assignment)
+            folder = write_class(Path(tmp), grader.workspace / "release", [assignment], students)
+            pairs, _ = grader.take_tree(folder, [assignment])
+            grader.register_students(student for student, _ in pairs)
+            rows = [clock.grade(grader, student, assignment) for student, _ in pairs]
+        mean = {c: sum(row[c] for row in rows) / len(rows) for c in columns}
+        print(f"{assignment:<26}" + "".join(f"{mean[c]:>7.2f}" for c in columns), flush=True)
+
+
 def notebooks_benchmark(names):
     """Per assignment, one solved student: Run All, stock nbgrader, `grade` with and without the sandbox."""
     print(f"{'assignment':<26}{'Run All':>9}{'stock nbgrader':>16}{'grade':>8}{'no sandbox':>12}"
@@ -151,17 +243,19 @@ def grading_benchmark(names, students: int, workers: int):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m grader.benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["notebooks", "grading"], nargs="?", default="notebooks")
+    parser.add_argument("what", choices=["notebooks", "grading", "phases"], nargs="?", default="notebooks")
     parser.add_argument("-a", "--assignment", action="append", default=[], help="only these assignments")
-    parser.add_argument("-n", "--students", type=int, default=20)
+    parser.add_argument("-n", "--students", type=int, default=None, help="default: 20 (grading), 3 (phases)")
     parser.add_argument("-w", "--workers", type=int, default=os.cpu_count())
     args = parser.parse_args(argv)
     prepare_environment()
     names = args.assignment or assignments()
     if args.what == "notebooks":
         notebooks_benchmark(names)
+    elif args.what == "phases":
+        phases_benchmark(names, args.students or len(MIX))
     else:
-        grading_benchmark(names, args.students, args.workers)
+        grading_benchmark(names, args.students or 20, args.workers)
 
 
 if __name__ == "__main__":
