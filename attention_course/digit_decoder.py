@@ -17,7 +17,7 @@ LSTM state (h, c) is the decoder's initial state: still one fixed context, no at
 - `greedy_ids(stepper, X)`: the argmax chain for a whole batch at once, (n, STEPS) ids.
 - `ids_to_digits(ids)`: the digits of one output, up to its end token.
 
-Trained by `grader/train_digit_decoder.py`; the weights ship in datasets/encoder_decoder/.
+Trained by `course_build/train_digit_decoder.py`; the weights ship in datasets/encoder_decoder/.
 """
 import json
 
@@ -63,7 +63,7 @@ def teacher_forcing_arrays(arrays):
 
 
 def load_history():
-    """Per-epoch training record of the shipped weights (written by grader/train_digit_decoder.py)."""
+    """Per-epoch training record of the shipped weights (written by course_build/train_digit_decoder.py)."""
     return json.loads(verified_path(HISTORY).read_text())
 
 

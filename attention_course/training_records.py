@@ -4,9 +4,9 @@ Each record is a JSON file under datasets/ (checksum verified): `model`, `parame
 dict per epoch: `epoch`, `seconds` since the start of training, `loss` where recorded, and the dev
 metric), `command`, `cores`, `date`, and what the run measured at the end.
 
-- notebook 06 (grader/train_transformer.py): `transformer`, `date_attention`, `transformer_digits`;
+- notebook 06 (course_build/train_transformer.py): `transformer`, `date_attention`, `transformer_digits`;
   dev metric `dev_exact_match`, plus `test_exact_match`, `translate_seconds`, `note`;
-- notebook 07 (grader/train_applications.py): `listen_attend_spell` (dev metric `dev_cer`) and
+- notebook 07 (course_build/train_applications.py): `listen_attend_spell` (dev metric `dev_cer`) and
   `show_attend_tell` (`dev_exact_match`), plus `epochs`, `seconds` and `best_epoch`.
 """
 import json

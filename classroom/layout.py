@@ -32,7 +32,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from attention_course.paths import REPO_ROOT as REPO
+
 SOLUTIONS = REPO / "solutions"
 CHP = REPO / "classroom" / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_ID = "attention"
@@ -187,14 +188,14 @@ def make_course_dir(room: Classroom):
     `python -m grader grade`), the shared exchange, and the students on the gradebook's roster.
     An existing course directory is kept (its config, gradebook, submissions and feedback); new students
     are added to its roster."""
-    from grader.course import prepare_environment, write_workspace_config
+    from grader.course import assignments, prepare_environment, write_workspace_config
     from grader.gradebook import register_students
 
     course = room.course_dir
     config = course / "nbgrader_config.py"
     if not config.exists():
         source = course / "source"
-        for assignment in sorted(p.name for p in SOLUTIONS.iterdir() if (p / f"{p.name}.ipynb").is_file()):
+        for assignment in assignments():
             shutil.copytree(SOLUTIONS / assignment, source / assignment, dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         write_workspace_config(course, source, f"sqlite:///{course / 'gradebook.db'}?timeout=60")

@@ -6,29 +6,26 @@ exercises and the model definitions; not the test cells) up to the notebook's ow
 of the model it trains, then trains `make_listener()` or `make_captioner()` for longer and keeps the
 weights of the best dev epoch.
 
-    python -m grader.train_applications speech     # datasets/applications/listen_attend_spell.weights.h5
-    python -m grader.train_applications scenes     # datasets/applications/show_attend_tell.weights.h5
+    python -m course_build.train_applications speech     # datasets/applications/listen_attend_spell.weights.h5
+    python -m course_build.train_applications scenes     # datasets/applications/show_attend_tell.weights.h5
 
 Train speech first: the notebook loads the shipped speech weights before its captioning part.
 Then refresh the checksums:  python -m attention_course.datafiles
 """
 import json
 import os
-import sys
-import time
 from datetime import date
-from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from grader.notebook_code import run_notebook, training_arguments  # noqa: E402
+from attention_course.paths import REPO_ROOT
+from course_build.notebook_code import run_notebook, training_arguments
+from course_build.training import keep_best_epoch
 
 ASSIGNMENT = "07_attention_applications"
-OUT = REPO / "datasets" / "applications"
+OUT = REPO_ROOT / "datasets" / "applications"
 # part -> (the text that starts the notebook's short run of it, record name, default epochs)
 PARTS = {"speech": ("SPEECH_EPOCHS = ", "listen_attend_spell", 40),
          "scenes": ("CAPTION_EPOCHS = ", "show_attend_tell", 25)}
@@ -55,26 +52,23 @@ def train(part, args):
     model.optimizer.learning_rate.assign(args.lr)
     lower_is_better = part == "speech"
     metric = "dev_cer" if lower_is_better else "dev_exact_match"
-    history, best, start = [], None, time.perf_counter()
-    for epoch in range(1, args.epochs + 1):
+
+    def lower_rate_at_the_end(epoch):
         if epoch > args.epochs * 2 // 3:  # a lower rate for the last third settles the weights
             model.optimizer.learning_rate.assign(args.lr / 4)
-        fit = model.fit(inputs, targets, epochs=1, batch_size=args.batch_size, shuffle=True, verbose=0)
-        score = dev_score(nb, part, model)
-        seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, "seconds": round(seconds, 1), "loss": round(fit.history["loss"][0], 5),
-                        metric: round(score, 5)})
-        print(f"epoch {epoch:2d}  {seconds:6.1f} s  loss {fit.history['loss'][0]:.4f}  {metric} {score:.4f}", flush=True)
-        if best is None or (score < best[0] if lower_is_better else score > best[0]):
-            best = (score, model.get_weights(), epoch)
-    model.set_weights(best[1])
+        return ""
+
+    run = keep_best_epoch(
+        model, lambda epoch: model.fit(inputs, targets, epochs=1, batch_size=args.batch_size, shuffle=True, verbose=0),
+        lambda: dev_score(nb, part, model), args.epochs, metric=metric, lower_is_better=lower_is_better,
+        later_wins_ties=False, before_epoch=lower_rate_at_the_end)
     record = {"model": f"notebook 07 {name}", "parameters": int(model.count_params()), "epochs": args.epochs,
-              "seconds": round(time.perf_counter() - start, 1), "history": history, "best_epoch": best[2],
-              metric: best[0],
-              "command": f"python -m grader.train_applications {part} --epochs {args.epochs} --lr {args.lr} "
+              "seconds": round(run.seconds, 1), "history": run.history, "best_epoch": run.best_epoch,
+              metric: run.best_score,
+              "command": f"python -m course_build.train_applications {part} --epochs {args.epochs} --lr {args.lr} "
                          f"--batch-size {args.batch_size} --seed {args.seed}",
               "cores": os.cpu_count(), "date": date.today().isoformat()}
-    print(f"best dev epoch {best[2]}: {metric} {best[0]:.4f}")
+    print(f"best dev epoch {run.best_epoch}: {metric} {run.best_score:.4f}")
     if args.dry_run:
         return
     OUT.mkdir(parents=True, exist_ok=True)
@@ -82,7 +76,7 @@ def train(part, args):
     path = OUT / f"{name}.weights.h5"
     model.save_weights(path)
     (OUT / f"{name}_training.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"saved {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KiB) and {name}_training.json")
+    print(f"saved {path.relative_to(REPO_ROOT)} ({path.stat().st_size / 1024:.0f} KiB) and {name}_training.json")
 
 
 def main(argv=None):

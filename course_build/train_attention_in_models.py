@@ -6,19 +6,20 @@ solutions/05_attention_in_models/05_attention_in_models.ipynb in one namespace w
 datasets/attention_in_models/weights/<name>.weights.h5. Autograding and Validate load those files
 instead of training. Run from the repo root, then refresh the checksums:
 
-    python -m grader.train_attention_in_models && python -m attention_course.datafiles
+    python -m course_build.train_attention_in_models && python -m attention_course.datafiles
 """
+import argparse
 import os
 import time
-from pathlib import Path
 
-from grader.notebook_code import run_notebook
+from attention_course.paths import REPO_ROOT
+from course_build.notebook_code import run_notebook
 
-REPO = Path(__file__).resolve().parent.parent
-OUT = REPO / "datasets" / "attention_in_models" / "weights"
+OUT = REPO_ROOT / "datasets" / "attention_in_models" / "weights"
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     start = time.perf_counter()
     namespace = run_notebook("05_attention_in_models")
@@ -28,7 +29,7 @@ def main():
         path = OUT / f"{name}.weights.h5"
         model.optimizer = None  # ship the model's weights only: the notebook loads them into an uncompiled model
         model.save_weights(path)
-        print(f"saved {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KiB)")
+        print(f"saved {path.relative_to(REPO_ROOT)} ({path.stat().st_size / 1024:.0f} KiB)")
 
 
 if __name__ == "__main__":

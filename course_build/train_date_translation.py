@@ -5,8 +5,8 @@ model, 52,960 parameters), trains
 it on the committed, seeded date dataset and saves the weights by layer role, so they load into any
 correct student `modelf` whatever its layer names or creation order.
 
-    python grader/train_date_translation.py              # shipped weights -> datasets/date_translation/
-    python grader/train_date_translation.py --benchmark  # from scratch, 5-minute budget: epochs, time, accuracy
+    python -m course_build.train_date_translation              # shipped weights -> datasets/date_translation/
+    python -m course_build.train_date_translation --benchmark  # from scratch, 5-minute budget: epochs, time, accuracy
 
 Then refresh the checksums:  python -m attention_course.datafiles
 
@@ -16,22 +16,20 @@ test exact match 99.90%.
 """
 import argparse
 import os
-import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-from keras import layers  # noqa: E402
+import keras
+import numpy as np
+from keras import layers
 
-from attention_course.date_translation import WEIGHTS_FILE, exact_match, predict_indices, save_role_weights  # noqa: E402
-from attention_course.dates import load_dates, normalise  # noqa: E402
-from attention_course.seeding import set_seed  # noqa: E402
-from grader.notebook_code import run_cells  # noqa: E402
+from attention_course.date_translation import WEIGHTS_FILE, exact_match, predict_indices, save_role_weights
+from attention_course.dates import load_dates, normalise
+from attention_course.seeding import set_seed
+from attention_course.paths import REPO_ROOT
+from course_build.notebook_code import run_cells
+from course_build.training import keep_best_epoch
 
 TX, TY = 30, 10
 LEARNING_RATE, BATCH_SIZE = 0.005, 64  # the notebook's compile_model rate; Coursera used batches of 100
@@ -54,7 +52,7 @@ def build_model(Tx=TX, Ty=TY, human_vocab_size=37, machine_vocab_size=11, stack_
     notebook, then compiled with its `compile_model`. Returns (model, n_s).
 
     stack_outputs: one (m, Ty, machine_vocab_size) output instead of a list of Ty, which trains
-    faster on long outputs (grader/train_digit_attention.py).
+    faster on long outputs (course_build/train_digit_attention.py).
     """
     # The shared-layers cell reads Tx and machine_vocab from the notebook's data cell.
     cells = run_cells("03_date_translation", ["shared_layers", "one_step_attention", "modelf", "compile_model"],
@@ -76,7 +74,7 @@ def learning_rate_at(epoch, epochs, base=LEARNING_RATE, constant_fraction=0.5):
     return base * (0.02 + 0.98 * 0.5 * (1 + np.cos(np.pi * progress)))
 
 
-def train(epochs, seed, budget=None, verbose=1, batch_size=BATCH_SIZE, constant_fraction=0.5):
+def train(epochs, seed, budget=None, batch_size=BATCH_SIZE, constant_fraction=0.5):
     set_seed(seed)
     data = load_dates()
     hv, mv = data.human_vocab, data.machine_vocab
@@ -85,23 +83,17 @@ def train(epochs, seed, budget=None, verbose=1, batch_size=BATCH_SIZE, constant_
     Xt, Yt = encode_pairs(data.test, hv, mv)
     model, n_s = build_model(human_vocab_size=len(hv), machine_vocab_size=len(mv))
     zeros = np.zeros((len(X), n_s), dtype="float32")
-    start, best, history = time.perf_counter(), (-1.0, None), []
-    for epoch in range(epochs):
-        model.optimizer.learning_rate.assign(learning_rate_at(epoch, epochs, constant_fraction=constant_fraction))
-        fit = model.fit([X, zeros, zeros], list(Y.swapaxes(0, 1)), epochs=1, batch_size=batch_size,
-                        shuffle=True, verbose=0)
-        dev_acc = exact_match(model, Xd, Yd)
-        elapsed = time.perf_counter() - start
-        history.append((epoch + 1, elapsed, fit.history["loss"][0], dev_acc))
-        if verbose:
-            print(f"epoch {epoch + 1:2d}  {elapsed:6.1f} s  lr {float(model.optimizer.learning_rate.numpy()):.5f}"
-                  f"  loss {fit.history['loss'][0]:.4f}  dev exact match {dev_acc:.4f}", flush=True)
-        if dev_acc >= best[0]:
-            best = (dev_acc, model.get_weights())
-        if budget and elapsed > budget:
-            break
-    model.set_weights(best[1])
-    return model, (Xt, Yt), history, time.perf_counter() - start
+
+    def set_rate(epoch):
+        rate = learning_rate_at(epoch - 1, epochs, constant_fraction=constant_fraction)
+        model.optimizer.learning_rate.assign(rate)
+        return f"lr {rate:.5f}"
+
+    run = keep_best_epoch(
+        model, lambda epoch: model.fit([X, zeros, zeros], list(Y.swapaxes(0, 1)), epochs=1, batch_size=batch_size,
+                                       shuffle=True, verbose=0),
+        lambda: exact_match(model, Xd, Yd), epochs, before_epoch=set_rate, budget_seconds=budget)
+    return model, (Xt, Yt), run.history, run.seconds
 
 
 def main():
@@ -129,7 +121,7 @@ def main():
         for i in wrong[:args.show_errors]:
             print(f"  {data.test[i][0]!r:34} -> {''.join(inverse[int(k)] for k in got[i])}  (want {data.test[i][1]})")
     if args.out or not args.benchmark:
-        path = save_role_weights(model, Path(args.out) if args.out else REPO / "datasets" / WEIGHTS_FILE)
+        path = save_role_weights(model, Path(args.out) if args.out else REPO_ROOT / "datasets" / WEIGHTS_FILE)
         print(f"saved {path}")
 
 

@@ -6,7 +6,7 @@ digit-string data (attention_course.digit_strings), measures exact match per inp
 test split (100 strings per length, the same strings as notebook 01's curve) and saves the curve as
 datasets/length_curves/attention.csv.
 
-    python grader/train_digit_attention.py && python -m attention_course.datafiles
+    python -m course_build.train_digit_attention && python -m attention_course.datafiles
 
 Measured on 2 shared CPU cores: 16 epochs in about 12 minutes; test exact match 92.2% overall,
 100% for every length up to 35 digits, 98%, 92%, 28%, 2%, 0% for 36 to 40 digits (digit accuracy
@@ -14,20 +14,18 @@ above 90% at every length).
 """
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
+import keras
+import numpy as np
 
-from attention_course import digit_strings as ds  # noqa: E402
-from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
-from attention_course.seeding import set_seed  # noqa: E402
-from grader.train_date_translation import build_model as build_date_model  # noqa: E402
+from attention_course import digit_strings as ds
+from attention_course.length_curves import accuracy_by_length, save_length_curve
+from attention_course.seeding import set_seed
+from course_build.train_date_translation import build_model as build_date_model
+from course_build.training import keep_best_epoch
 
 
 def build_model(Tx=ds.TX, Ty=ds.TY, vocab_size=ds.VOCAB_SIZE):
@@ -54,17 +52,18 @@ def main():
     train, dev, test = (ds.load_arrays(split) for split in ds.SPLITS)
     model, n_s = build_model()
     zeros = np.zeros((len(train.X), n_s), dtype="float32")
-    start, best = time.perf_counter(), (-1.0, None)
-    for epoch in range(args.epochs):
-        rate = 0.005 if epoch < args.epochs // 2 else 0.005 * 0.5 ** ((epoch - args.epochs // 2 + 1) / 2)
+    start = time.perf_counter()
+
+    def set_rate(epoch):
+        half = args.epochs // 2
+        rate = 0.005 if epoch <= half else 0.005 * 0.5 ** ((epoch - half) / 2)
         model.optimizer.learning_rate.assign(rate)
-        fit = model.fit([train.X, zeros, zeros], train.Y, batch_size=100, epochs=1, verbose=0)
-        dev_acc = ds.exact_match(predict_ids(model, dev.X, n_s), dev.Y).mean()
-        print(f"epoch {epoch + 1:2d}  {time.perf_counter() - start:6.0f} s  lr {rate:.5f}  "
-              f"loss {fit.history['loss'][0]:.4f}  dev exact match {dev_acc:.4f}", flush=True)
-        if dev_acc >= best[0]:
-            best = (dev_acc, model.get_weights())
-    model.set_weights(best[1])
+        return f"lr {rate:.5f}"
+
+    keep_best_epoch(model, lambda epoch: model.fit([train.X, zeros, zeros], train.Y, batch_size=100, epochs=1,
+                                                   verbose=0),
+                    lambda: ds.exact_match(predict_ids(model, dev.X, n_s), dev.Y).mean(), args.epochs,
+                    before_epoch=set_rate)
     curve = accuracy_by_length("attention", test.lengths, predict_ids(model, test.X, n_s), test.Y)
     for length, acc in zip(curve.lengths, curve.exact_match):
         print(f"  length {length:2d}: exact match {acc:.2f}")

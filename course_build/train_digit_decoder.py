@@ -7,21 +7,21 @@ trained with teacher forcing on the digit-reversal task. Writes
   the dev split and the wall time so far.
 Then refresh the checksums: python -m attention_course.datafiles
 
-Run from the repo root:  python -m grader.train_digit_decoder
+Run from the repo root:  python -m course_build.train_digit_decoder
 """
 import json
 import os
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
+import keras
+import numpy as np
 
-from attention_course import digit_decoder as dd  # noqa: E402
-from attention_course import digit_strings as ds  # noqa: E402
-from attention_course.paths import datasets_dir  # noqa: E402
-from attention_course.seeding import set_seed  # noqa: E402
-from grader.notebook_code import training_arguments  # noqa: E402
+from attention_course import digit_decoder as dd
+from attention_course import digit_strings as ds
+from attention_course.paths import datasets_dir
+from attention_course.seeding import set_seed
+from course_build.notebook_code import training_arguments
 
 
 def greedy_exact_match(stepper, arrays):

@@ -7,7 +7,7 @@ then writes
 - datasets/length_curves/encoder_decoder.csv: exact-match and digit accuracy per input length on the test split.
 Then refresh the checksums: python -m attention_course.datafiles
 
-Run from the repo root:  python -m grader.train_encoder_decoder   (the shipped files: the defaults, 50 epochs,
+Run from the repo root:  python -m course_build.train_encoder_decoder   (the shipped files: the defaults, 50 epochs,
 about 13 minutes on 2 shared CPU cores; exact match about 0.93 at length 5, 0 from length 22 on)
 Students never receive this file: it contains the reference model.
 """
@@ -15,14 +15,14 @@ import os
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
+import keras
+import numpy as np
 
-from attention_course import digit_strings as ds  # noqa: E402
-from attention_course.length_curves import accuracy_by_length, save_length_curve  # noqa: E402
-from attention_course.paths import datasets_dir  # noqa: E402
-from attention_course.seeding import set_seed  # noqa: E402
-from grader.notebook_code import run_cells, training_arguments  # noqa: E402
+from attention_course import digit_strings as ds
+from attention_course.length_curves import accuracy_by_length, save_length_curve
+from attention_course.paths import datasets_dir
+from attention_course.seeding import set_seed
+from course_build.notebook_code import run_cells, training_arguments
 
 N_A, N_S = 64, 64
 WEIGHTS = "encoder_decoder/seq2seq_weights.npz"

@@ -5,11 +5,11 @@ solutions/06_transformer/06_transformer.ipynb (setup, data, the solved exercises
 set-up; not the test cells, and nothing from the notebook's own short training run on) in one
 namespace, then trains `make_transformer()` for longer with the notebook's `translate`.
 
-    python -m grader.train_transformer                 # dates: shipped weights + datasets/transformer/transformer_training.json
-    python -m grader.train_transformer --baseline      # notebook 03's model from scratch (grader/train_date_translation.py,
+    python -m course_build.train_transformer                 # dates: shipped weights + datasets/transformer/transformer_training.json
+    python -m course_build.train_transformer --baseline      # notebook 03's model from scratch (course_build/train_date_translation.py,
                                                        # the settings of its shipped weights) -> date_attention_training.json
-    python -m grader.train_transformer --timing        # both date models' time to translate the test dates (best of 3)
-    python -m grader.train_transformer --digits        # digit reversal -> datasets/length_curves/transformer.csv
+    python -m course_build.train_transformer --timing        # both date models' time to translate the test dates (best of 3)
+    python -m course_build.train_transformer --digits        # digit reversal -> datasets/length_curves/transformer.csv
                                                        # and transformer_digits_training.json
 
 Then refresh the checksums:  python -m attention_course.datafiles
@@ -20,20 +20,18 @@ match, the test exact match of the shipped weights and the time to translate the
 import argparse
 import json
 import os
-import sys
 import time
 from datetime import date
-from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from grader.notebook_code import run_notebook  # noqa: E402
+from attention_course.paths import REPO_ROOT
+from course_build.notebook_code import run_notebook
+from course_build.training import keep_best_epoch
 
-OUT = REPO / "datasets" / "transformer"
+OUT = REPO_ROOT / "datasets" / "transformer"
 STOP_AT = "NOTEBOOK_EPOCHS"  # the notebook's own short training run starts in this cell
 
 
@@ -46,42 +44,34 @@ def write_record(name, record):
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{name}_training.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"saved {path.relative_to(REPO)}")
+    print(f"saved {path.relative_to(REPO_ROOT)}")
 
 
 def train_dates(args):
     nb = notebook_namespace()
     model = nb["make_transformer"](seed=args.seed)
     X, Y, decoder_in = nb["X_train"], nb["Y_train"], nb["decoder_in_train"]
-    history, best = [], (-1.0, None, 0)
-    start = time.perf_counter()
-    for epoch in range(1, args.epochs + 1):
-        fit = model.fit((X, decoder_in), Y, epochs=1, batch_size=nb["BATCH_SIZE"], shuffle=True, verbose=0)
-        dev = nb["exact_match"](model, nb["X_dev"], nb["Y_dev"])
-        seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, "seconds": round(seconds, 1), "loss": round(fit.history["loss"][0], 5),
-                        "dev_exact_match": dev})
-        print(f"epoch {epoch:2d}  {seconds:6.1f} s  loss {fit.history['loss'][0]:.4f}  dev exact match {dev:.4f}",
-              flush=True)
-        if dev >= best[0]:
-            best = (dev, model.get_weights(), epoch)
-    model.set_weights(best[1])
+    run = keep_best_epoch(
+        model, lambda epoch: model.fit((X, decoder_in), Y, epochs=1, batch_size=nb["BATCH_SIZE"], shuffle=True,
+                                       verbose=0),
+        lambda: nb["exact_match"](model, nb["X_dev"], nb["Y_dev"]), args.epochs)
     begin = time.perf_counter()
     predicted = nb["translate"](model, nb["X_test"], nb["START_ID"], nb["Ty"])
     translate_seconds = time.perf_counter() - begin
     test_exact = float((predicted == nb["Y_test"]).all(axis=1).mean())
-    print(f"best dev epoch {best[2]}, test exact match {test_exact:.4f}, translate 2,000 test dates {translate_seconds:.2f} s")
+    print(f"best dev epoch {run.best_epoch}, test exact match {test_exact:.4f}, "
+          f"translate 2,000 test dates {translate_seconds:.2f} s")
     write_record("transformer", {
         "model": "notebook 06 Transformer " + ", ".join(f"{k} {v}" for k, v in nb["MODEL_SIZE"].items()),
-        "parameters": int(model.count_params()), "history": history, "best_epoch": best[2],
+        "parameters": int(model.count_params()), "history": run.history, "best_epoch": run.best_epoch,
         "test_exact_match": test_exact, "translate_seconds": round(translate_seconds, 2),
-        "command": f"python -m grader.train_transformer --epochs {args.epochs} --seed {args.seed}",
+        "command": f"python -m course_build.train_transformer --epochs {args.epochs} --seed {args.seed}",
         "cores": os.cpu_count(), "date": date.today().isoformat(),
         "note": "Weights of the best dev epoch shipped; " + (args.note or "")})
     model.optimizer = None  # ship the model's weights only: the notebook loads them into an uncompiled model
-    path = REPO / "datasets" / "transformer" / "transformer_dates.weights.h5"
+    path = REPO_ROOT / "datasets" / "transformer" / "transformer_dates.weights.h5"
     model.save_weights(path)
-    print(f"saved {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KiB)")
+    print(f"saved {path.relative_to(REPO_ROOT)} ({path.stat().st_size / 1024:.0f} KiB)")
 
 
 def train_baseline(args):
@@ -89,7 +79,7 @@ def train_baseline(args):
     from attention_course.date_translation import predict_indices
     from attention_course.dates import load_dates
     from attention_course.shipped_weights import load_shipped_weights
-    from grader import train_date_translation as t03
+    from course_build import train_date_translation as t03
     epochs = args.epochs or 45  # the shipped weights' settings: constant rate, then cosine decay
     _, _, history, wall = t03.train(epochs, 3, budget=None)
     data = load_dates()
@@ -103,10 +93,9 @@ def train_baseline(args):
     write_record("date_attention", {
         "model": "notebook 03 BiLSTM + attention (Tx 30, Ty 10, n_a 32, n_s 64)",
         "parameters": int(shipped.count_params()),
-        "history": [{"epoch": e, "seconds": round(s, 1), "loss": round(loss, 5), "dev_exact_match": d}
-                    for e, s, loss, d in history],
+        "history": history,
         "test_exact_match": test_exact, "translate_seconds": round(translate_seconds, 2),
-        "command": f"python -m grader.train_transformer --baseline --epochs {epochs} (grader/train_date_translation.py's "
+        "command": f"python -m course_build.train_transformer --baseline --epochs {epochs} (course_build/train_date_translation.py's "
                    "train(): batch 64, Adam 0.005, constant rate for half the epochs, then cosine decay)",
         "cores": os.cpu_count(), "date": date.today().isoformat(),
         "note": "History: a run from scratch; test exact match and translation time: the shipped weights "
@@ -134,17 +123,10 @@ def train_digits(args):
                                                   beta_1=0.9, beta_2=0.98, epsilon=1e-9),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     translate = nb["translate"]
-    history, best, start = [], (-1.0, None), time.perf_counter()
-    for epoch in range(1, args.epochs + 1):
-        fit = model.fit((X["train"], shift(Y["train"])), Y["train"], epochs=1, batch_size=64, verbose=0)
-        dev = float(ds.exact_match(translate(model, X["dev"], start_id, ds.TY), Y["dev"]).mean())
-        seconds = time.perf_counter() - start
-        history.append({"epoch": epoch, "seconds": round(seconds, 1), "loss": round(fit.history["loss"][0], 5),
-                        "dev_exact_match": dev})
-        print(f"epoch {epoch:2d}  {seconds:6.1f} s  loss {fit.history['loss'][0]:.4f}  dev exact match {dev:.4f}", flush=True)
-        if dev >= best[0]:
-            best = (dev, model.get_weights())
-    model.set_weights(best[1])
+    run = keep_best_epoch(
+        model, lambda epoch: model.fit((X["train"], shift(Y["train"])), Y["train"], epochs=1, batch_size=64,
+                                       verbose=0),
+        lambda: ds.exact_match(translate(model, X["dev"], start_id, ds.TY), Y["dev"]).mean(), args.epochs)
     begin = time.perf_counter()
     predicted = translate(model, X["test"], start_id, ds.TY)
     translate_seconds = time.perf_counter() - begin
@@ -154,9 +136,9 @@ def train_digits(args):
     print("saved", save_length_curve(curve))
     write_record("transformer_digits", {
         "model": "notebook 06 Transformer on digit reversal, " + ", ".join(f"{k} {v}" for k, v in size.items()),
-        "parameters": int(model.count_params()), "history": history,
+        "parameters": int(model.count_params()), "history": run.history,
         "test_exact_match": float(curve.exact_match.mean()), "translate_seconds": round(translate_seconds, 2),
-        "command": f"python -m grader.train_transformer --digits --epochs {args.epochs} --seed {args.seed}",
+        "command": f"python -m course_build.train_transformer --digits --epochs {args.epochs} --seed {args.seed}",
         "cores": os.cpu_count(), "date": date.today().isoformat(),
         "note": "translate_seconds: the 3,600 test strings. " + (args.note or "")})
 
@@ -178,7 +160,7 @@ def time_translation(args):
     from attention_course.dates import load_dates
     from attention_course.shipped_weights import load_shipped_weights
     from attention_course.transformer import WEIGHTS_FILE
-    from grader import train_date_translation as t03
+    from course_build import train_date_translation as t03
     nb = notebook_namespace()
     transformer = load_shipped_weights(nb["make_transformer"](compile_model=False), WEIGHTS_FILE)
     data = load_dates()
@@ -191,7 +173,7 @@ def time_translation(args):
         path = OUT / f"{name}_training.json"
         record = json.loads(path.read_text())
         record["translate_seconds"] = round(value, 2)
-        record["translate_note"] = f"best of 3 after a warm-up call, python -m grader.train_transformer --timing, {date.today()}"
+        record["translate_note"] = f"best of 3 after a warm-up call, python -m course_build.train_transformer --timing, {date.today()}"
         write_record(name, record)
         print(f"{name}: translate the 2,000 test dates in {value:.2f} s")
 

@@ -158,7 +158,7 @@ def render(utterance, folder):
 
 def notebook_log_mel():
     """Notebook 07's own log_mel_spectrogram(waveform, filterbank, frame_length, hop_length)."""
-    from grader.notebook_code import run_cells
+    from course_build.notebook_code import run_cells
 
     namespace = run_cells("07_attention_applications", ["frame_signal", "log_mel_spectrogram"],
                           namespace={"np": np, "LOG_FLOOR": LOG_FLOOR}, setup=False)

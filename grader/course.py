@@ -6,7 +6,9 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-REPO = Path(__file__).resolve().parent.parent
+from attention_course.paths import REPO_ROOT
+
+REPO = REPO_ROOT
 GRADER_DIR = REPO / "grader"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"

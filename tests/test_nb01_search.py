@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attention_course import digit_strings as ds
-from grader.notebook_code import run_cells
+from course_build.notebook_code import run_cells
 
 ASSIGNMENT = "01_encoder_decoder"
 ANSWERS = ("length_normalized_score", "beam_search", "modified_precision", "bleu", "sequence_log_probability",

@@ -22,7 +22,7 @@ EXAMPLES = EXAMPLE_DATES
 def trained():
     from attention_course.dates import load_dates
     from attention_course.shipped_weights import load_shipped_weights
-    from grader.train_date_translation import build_model, encode_pairs
+    from course_build.train_date_translation import build_model, encode_pairs
     data = load_dates()
     model, _ = build_model(human_vocab_size=len(data.human_vocab), machine_vocab_size=len(data.machine_vocab))
     return load_shipped_weights(model, "date_translation/date_model_weights.npz"), data, encode_pairs

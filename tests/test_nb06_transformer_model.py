@@ -1,7 +1,7 @@
 """Notebook 06's shipped artefacts meet the issue's numbers.
 
 - The pretrained weights (datasets/transformer/) load into the notebook's own Transformer (its code
-  cells run by grader/train_transformer.py) and give >= 99.9% exact match on the 2,000 held-out
+  cells run by course_build/train_transformer.py) and give >= 99.9% exact match on the 2,000 held-out
   test dates, decoding greedily with the notebook's `translate`, with all eight example dates right.
 - The recorded training runs the notebook's comparison table reads are complete and consistent.
 - The Transformer's accuracy-by-length curve covers the lengths and test strings of notebooks 01 and 03.
@@ -22,7 +22,7 @@ EXAMPLES = EXAMPLE_DATES
 def notebook():
     from attention_course.shipped_weights import load_shipped_weights
     from attention_course.transformer import WEIGHTS_FILE
-    from grader.train_transformer import notebook_namespace
+    from course_build.train_transformer import notebook_namespace
     nb = notebook_namespace()
     return nb, load_shipped_weights(nb["make_transformer"](compile_model=False), WEIGHTS_FILE)
 

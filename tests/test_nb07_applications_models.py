@@ -1,6 +1,6 @@
 """Notebook 07's shipped models meet the issue's numbers, and the notebook's claims about them hold.
 
-The models are the notebook's own (grader/train_applications.py runs its code cells); these tests
+The models are the notebook's own (course_build/train_applications.py runs its code cells); these tests
 load the shipped weights into them the way the notebook does and measure on the test splits:
 - listen, attend and spell: character error rate <= 5% on speakers it never heard; the example the
   notebook draws ("4966") is transcribed right, its attention centres move forward, and the two 6s
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def notebook():
     """The notebook's names after Run All (training runs skipped, as when graded)."""
-    from grader.notebook_code import run_notebook
+    from course_build.notebook_code import run_notebook
     # as when graded: no short training runs, the shipped weights only
     return run_notebook("07_attention_applications", grading=True)
 
@@ -71,7 +71,7 @@ def test_caption_maps_sum_to_one_on_the_grid(notebook):
 
 def test_training_records_match_the_shipped_weights(notebook):
     nb = notebook
-    from grader.train_applications import dev_score
+    from course_build.train_applications import dev_score
     for part, name, model, metric in (("speech", "listen_attend_spell", nb["listener"], "dev_cer"),
                                       ("scenes", "show_attend_tell", nb["captioner"], "dev_exact_match")):
         record = nb["load_training_record"](name)

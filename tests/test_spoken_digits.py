@@ -9,7 +9,7 @@ from attention_course import spoken_digits as sd
 from attention_course.audio import FRAME_LENGTH, HOP_LENGTH, LOG_FLOOR, N_MELS, hz_to_mel, mel_filterbank
 from attention_course.datafiles import verified_path
 from grader.course import REPO
-from grader.notebook_code import run_cells
+from course_build.notebook_code import run_cells
 
 SIZES = {"train": 2500, "dev": 300, "test": 500}
 
