@@ -1,0 +1,95 @@
+"""The agent in the student's kernel, run here on requests as the grader packs them (no kernel needed)."""
+import sys
+
+import numpy as np
+import pytest
+
+from grader import kernel_agent, wire
+
+
+@pytest.fixture
+def agent(monkeypatch):
+    replies = []
+
+    def create_comm(target_name, data, buffers):
+        assert target_name == wire.REPLY_TARGET
+        replies.append((wire.loads(data["reply"], 10 ** 8), [bytes(b) for b in buffers]))
+
+        class Closed:
+            def close(self):
+                pass
+        return Closed()
+
+    monkeypatch.setattr(kernel_agent, "create_comm", create_comm)
+
+    def ask(op, *args):
+        buffers = []
+        text = wire.dumps({"op": op, "args": wire.pack(list(args), kernel_agent._other, buffers)})
+        kernel_agent._requests["1"] = (text, buffers)
+        kernel_agent.serve("1")
+        reply, reply_buffers = replies.pop()
+        if "error" in reply:
+            return reply["error"]
+        return wire.unpack(reply["value"], lambda tree: ("ref", tree["ref"]), reply_buffers)
+    return ask
+
+
+def test_a_call_answers_data_and_changes_come_back_only_as_positions(agent, monkeypatch):
+    def scale(values, factor=2):
+        values *= 0
+        return values.sum() + factor
+
+    monkeypatch.setitem(sys.modules["__main__"].__dict__, "scale", scale)
+    ref = agent("global", "scale")
+    assert ref[0] == "ref"
+    result, changed = agent("call_changes", kernel_agent._objects[ref[1]],
+                            [np.arange(3.0)], {"factor": 5})
+    assert float(result) == 5.0 and changed == [0]
+
+
+def test_errors_come_back_with_their_builtin_base_and_a_trimmed_traceback(agent):
+    class Odd(KeyError):
+        pass
+
+    def fail():
+        raise Odd("no such key")
+
+    error = agent("call", fail, [], {})
+    assert error["name"] == "Odd" and error["builtin"] == "KeyError" and "no such key" in error["message"]
+    assert "raise Odd" in error["traceback"] and len(error["traceback"]) <= 8000
+    assert agent("global", "surely_not_defined_anywhere")["builtin"] == "NameError"
+
+
+def test_items_cross_once_and_globals_are_swapped_and_restored(agent):
+    class Liar:
+        def __len__(self):
+            return 3
+
+        def __iter__(self):
+            return iter([])
+
+    assert agent("items", Liar()) == []
+    main = sys.modules["__main__"].__dict__
+    before = agent("set_globals", {"attention_test_value": 41})
+    assert main["attention_test_value"] == 41
+    agent("restore_globals", {"attention_test_value": kernel_agent._objects[before["attention_test_value"][1]]})
+    assert "attention_test_value" not in main
+
+
+def test_only_course_helpers_are_resolved_by_name():
+    with pytest.raises(ValueError, match="not a course helper"):
+        kernel_agent._resolve({"helper": ["os", "system"]})
+    assert kernel_agent._resolve({"helper": ["attention_course.checks", "check_close"]}).__name__ == "check_close"
+
+
+def test_importing_the_agent_registers_nothing_until_install(monkeypatch):
+    registered = []
+
+    class Manager:
+        def register_target(self, name, handler):
+            registered.append(name)
+
+    monkeypatch.setattr(kernel_agent, "get_comm_manager", lambda: Manager())
+    assert registered == []
+    kernel_agent.install()
+    assert registered == [wire.REQUEST_TARGET]
