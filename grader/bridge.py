@@ -75,7 +75,8 @@ class KernelBridge:
         self._callbacks_run = 0
         self._reply_buffers = []
         self._requests, self._comm_id = 0, None
-        self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel, "shell": client.shell_channel}
+        self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel,
+                          "shell": client.shell_channel}
         self._poller = None
 
     # -- values going in and out -----------------------------------------------------------
@@ -89,7 +90,7 @@ class KernelBridge:
             return {"helper": [value.__module__, value.__name__]}
         if callable(value):
             if self.deadline is None:
-                raise TypeError("a test's function can be sent to the student's kernel only while a test runs")
+                raise TypeError("a test's function goes to the student's kernel only while a test runs")
             self._callback_numbers += 1  # never reused: a call-back kept from an earlier test finds nothing
             self._callbacks[self._callback_numbers] = value
             return {"callback": self._callback_numbers}
@@ -112,13 +113,16 @@ class KernelBridge:
     # -- one request -----------------------------------------------------------------------
     def request(self, op, *args):
         buffers = []
-        text = wire.dumps({"op": op, "args": wire.pack(list(args), self._send, buffers), "errstate": np.geterr()})
+        text = wire.dumps({"op": op, "args": wire.pack(list(args), self._send, buffers),
+                           "errstate": np.geterr()})
         self._requests += 1
         request_id = str(self._requests)
         if self._comm_id is None:  # one comm for all requests, opened after the agent registered its target
             self._comm_id = uuid.uuid4().hex
-            self._send_shell("comm_open", {"comm_id": self._comm_id, "target_name": wire.REQUEST_TARGET, "data": {}})
-        self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {"id": request_id, "request": text}}, buffers)
+            self._send_shell("comm_open", {"comm_id": self._comm_id, "target_name": wire.REQUEST_TARGET,
+                                           "data": {}})
+        self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {"id": request_id, "request": text}},
+                         buffers)
         reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({request_id!r})")
         if "error" in reply:
             raise student_error(reply["error"])
@@ -192,9 +196,10 @@ class KernelBridge:
             elif channel == "shell" and kind == "execute_reply":
                 finished_at = time.monotonic()
         if expect_reply and not isinstance(reply, dict):
+            limit = self.max_message_bytes // 2 ** 20
             raise StudentCodeError(
-                f"your kernel gave the grader no answer: an answer above {self.max_message_bytes // 2 ** 20} MB is "
-                "refused before it is read, and an answer can also go missing when the grader's agent is replaced")
+                f"your kernel gave the grader no answer: an answer above {limit} MB is refused before it is "
+                "read, and an answer can also go missing when the grader's agent is replaced")
         return reply or {}
 
     def _next_message(self, wait_ms: int = 200):
@@ -223,7 +228,8 @@ class KernelBridge:
 
     def _answer_callback(self, prompt: str) -> str:
         """Run a test's function for the student's code: only during its test, before the deadline, on
-        inputs of bounded size, a bounded number of times. The student's code sees a refusal as a RuntimeError."""
+        inputs of bounded size, a bounded number of times. The student's code sees a refusal as a
+        RuntimeError."""
         if not prompt.startswith(CALLBACK_PROMPT):
             return ""  # input() in student code gets an empty line, as with nbgrader's stdin off
         try:

@@ -80,8 +80,9 @@ class KernelGroup:
 
     def out_of_memory(self) -> bool:
         try:
-            fields = dict(line.split() for line in (self.paths["memory"] / "memory.oom_control").read_text().splitlines())
-            return int(fields.get("oom_kill", 0)) > 0 or int((self.paths["memory"] / "memory.failcnt").read_text()) > 0
+            memory = self.paths["memory"]
+            fields = dict(line.split() for line in (memory / "memory.oom_control").read_text().splitlines())
+            return int(fields.get("oom_kill", 0)) > 0 or int((memory / "memory.failcnt").read_text()) > 0
         except (OSError, ValueError):
             return False
 

@@ -75,7 +75,8 @@ class _Instrument(ast.NodeTransformer):
             if field in exclude:
                 continue
             if isinstance(value, list):
-                setattr(node, field, self._flatten([self.visit(v) if isinstance(v, ast.AST) else v for v in value]))
+                visited = [self.visit(v) if isinstance(v, ast.AST) else v for v in value]
+                setattr(node, field, self._flatten(visited))
             elif isinstance(value, ast.AST):
                 setattr(node, field, self.visit(value))
 
@@ -106,8 +107,8 @@ class _Instrument(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if _is_check_call(node):
-            node.func = ast.copy_location(
-                ast.Call(ast.Name(RAN, ast.Load()), [ast.Constant(self._site(node)), node.func], []), node.func)
+            marked = ast.Call(ast.Name(RAN, ast.Load()), [ast.Constant(self._site(node)), node.func], [])
+            node.func = ast.copy_location(marked, node.func)
         return node
 
     def generic_visit(self, node):
@@ -134,7 +135,8 @@ class CheckCoverage:
         missing = sorted(line for number, line in required.items() if number not in self.ran)
         if missing:
             lines = ", ".join(str(line) for line in sorted(set(missing)))
+            ran = len(required) - len(missing)
             raise ChecksNotRun(
-                f"this test ran {len(required) - len(missing)} of the {len(required)} checks it was written to run "
-                f"(the check on line {lines} never ran): something your code returned cut it short, e.g. a "
-                "sequence that reports items it does not give, or an empty answer")
+                f"this test ran {ran} of the {len(required)} checks it was written to run (the check on line "
+                f"{lines} never ran): something your code returned cut it short, e.g. a sequence that reports "
+                "items it does not give, or an empty answer")

@@ -17,8 +17,8 @@ from comm import create_comm, get_comm_manager
 try:  # in the kernel, grader/wire.py's source runs first in this module
     pack  # noqa: B018
 except NameError:  # imported by the grader's tests
-    from grader.wire import (CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REPLY_TARGET, REQUEST_TARGET, dumps, loads,
-                             pack, unpack)
+    from grader.wire import (CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REPLY_TARGET, REQUEST_TARGET, dumps,
+                             loads, pack, unpack)
 
 _objects = {}
 _requests = {}  # id -> (request text, buffers), as the grader's comm brought them
@@ -42,7 +42,8 @@ def _other(value):
 
 def _callback(number):
     def call_back(*args, **kwargs):
-        request = dumps({"callback": number, "args": pack(list(args), _other), "kwargs": pack(kwargs, _other)})
+        request = dumps({"callback": number, "args": pack(list(args), _other),
+                         "kwargs": pack(kwargs, _other)})
         reply = loads(builtins.input(CALLBACK_PROMPT + request), 1 << 28)
         if "error" in reply:
             raise RuntimeError(reply["error"])
@@ -82,7 +83,7 @@ def _global(name):
 
 
 def _course_globals():
-    """The notebook's globals are swapped by the course's own helper, the one tests use in a student's kernel."""
+    """The notebook's globals are swapped by the course's own helper, the one tests use in a kernel."""
     return importlib.import_module("attention_course.kernel_side")
 
 
@@ -140,8 +141,10 @@ def _snapshot(value):
 
 
 def _receive_request(comm, opened):
-    comm.on_msg(lambda message: _requests.__setitem__(
-        message["content"]["data"]["id"], (message["content"]["data"]["request"], message.get("buffers") or [])))
+    def keep(message):
+        data = message["content"]["data"]
+        _requests[data["id"]] = (data["request"], message.get("buffers") or [])
+    comm.on_msg(keep)
 
 
 def install():

@@ -30,10 +30,11 @@ def _refused(frames: list, total: int, limit: int, channel: str) -> dict:
     except (StopIteration, IndexError, ValueError):
         header, parent = {}, {}
     note = f"a message of {total:,} bytes from the kernel was refused: above the grader's limit of {limit:,}"
-    kind, content = {"iopub": ("stream", {"name": "stderr", "text": f"[{note}]\n"}),
-                     "shell": ("execute_reply", {"status": "error", "ename": "MessageTooLarge", "evalue": note,
-                                                 "traceback": [note], "execution_count": None}),
-                     "stdin": ("input_request", {"prompt": "", "password": False})}.get(channel, ("refused", {}))
+    stand_ins = {"iopub": ("stream", {"name": "stderr", "text": f"[{note}]\n"}),
+                 "shell": ("execute_reply", {"status": "error", "ename": "MessageTooLarge", "evalue": note,
+                                             "traceback": [note], "execution_count": None}),
+                 "stdin": ("input_request", {"prompt": "", "password": False})}
+    kind, content = stand_ins.get(channel, ("refused", {}))
     header = {**header, "msg_type": kind}
     return {"header": header, "parent_header": parent, "msg_id": header.get("msg_id", ""), "msg_type": kind,
             "metadata": {}, "content": content, "buffers": []}
@@ -48,7 +49,7 @@ class _Frames:
     def add(self, frame) -> None:
         size = len(frame.buffer)
         self.total += size
-        # Past the limit only the first small frames stay: identities, delimiter and headers, for the stand-in.
+        # Past the limit only the first small frames stay (identities, delimiter, headers): the stand-in's.
         if self.total <= self.limit or (len(self.frames) < 8 and size <= 65536):
             self.frames.append(frame)
 

@@ -3,7 +3,7 @@
 nbgrader starts each grading kernel through a kernel manager; GradingKernelManager (set by
 grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses it too) starts it as
 
-    sh (joins the kernel's cgroups) -> prlimit -> setpriv (root only) -> bwrap -> sh (copies the submission) -> kernel
+    sh (joins its cgroups) -> prlimit -> setpriv (root only) -> bwrap -> sh (copies the submission) -> kernel
 
 - an unprivileged host user: a grader running as root drops to `GradingLimits.kernel_uid` before
   bubblewrap, so the kernel's uid maps to that user outside, never to root; a grader that is not root
@@ -46,7 +46,8 @@ HOME_SEED = "/home-seed"  # files the home starts with (matplotlib's font list),
 BOX_PREFIX = "crs-"  # short: ipc socket paths are limited to ~100 bytes
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)"
 # Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+                    "TF_NUM_INTEROP_THREADS")
 # Variables a grading kernel may see; everything else of the grader's environment stays out.
 PASSED_VARIABLES = ("LANG", "LC_ALL", "TZ", "MPLBACKEND", "NBGRADER_EXECUTION", "OPENBLAS_CORETYPE",
                     "OPENBLAS_L2_SIZE", "TF_CPP_MIN_LOG_LEVEL", *THREAD_VARIABLES)
@@ -85,12 +86,14 @@ def sandbox_problem() -> str:
     if drops_privileges():
         grant_traverse(python_dirs() + course_package_dirs())
     probe = subprocess.run([*_as_kernel_user(GradingLimits().kernel_uid), "bwrap", "--unshare-all",
-                            "--unshare-user", "--disable-userns", "--die-with-parent", "--uid", str(SANDBOX_UID),
+                            "--unshare-user", "--disable-userns", "--die-with-parent",
+                            "--uid", str(SANDBOX_UID),
                             "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
         reason = (probe.stderr.strip().splitlines() or ["no message"])[-1]
-        return f"bubblewrap cannot make a sandbox on this machine ({reason}); see README, 'Grading without bubblewrap'"
+        return (f"bubblewrap cannot make a sandbox on this machine ({reason}); "
+                "see README, 'Grading without bubblewrap'")
     return ""
 
 
@@ -102,8 +105,9 @@ def grant_traverse(folders):
             mode = parent.stat().st_mode
             if not mode & 0o001:
                 os.chmod(parent, mode | 0o001)
-                print(f"grader: gave {parent} traverse permission (o+x) so that grading kernels, which run as an "
-                      "unprivileged user, can reach the Python environment and the course package", file=sys.stderr)
+                print(f"grader: gave {parent} traverse permission (o+x) so that grading kernels, which run "
+                      "as an unprivileged user, can reach the Python environment and the course package",
+                      file=sys.stderr)
 
 
 def _as_kernel_user(uid: int) -> list:
@@ -136,10 +140,12 @@ def _etc_files(folder: Path):
     (folder / "hosts").write_text("127.0.0.1 localhost\n")
 
 
-def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict, limits: GradingLimits) -> list:
+def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict,
+                  limits: GradingLimits) -> list:
     """The bwrap command line that runs `kernel_argv` in the sandbox made of the private folder `box`."""
     work = f"{HOME}/{workdir_name}"
-    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session",
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), *_system_binds(box / "etc"),
             "--proc", "/proc", "--dev", "/dev"]
     for folder in ("/tmp", "/dev/shm"):
@@ -246,12 +252,13 @@ class GradingKernelManager(AsyncKernelManager):
         self.group = None
         if self.limits.sandbox and not cgroups.problem():
             cores = self.limits.cpu_cores or max(1, self.limits.threads)
-            self.group = cgroups.KernelGroup(self.box.name, self.limits.memory_mb * 2 ** 20, self.limits.processes,
-                                             cores)
+            self.group = cgroups.KernelGroup(self.box.name, self.limits.memory_mb * 2 ** 20,
+                                             self.limits.processes, cores)
         self._finalizer = weakref.finalize(self, remove_box, self.box, self.group)
         self.connection_file = str(self.box / "run" / "kernel.json")
         self.ip = str(self.box / "run" / "k")
-        self.kernel_spec.interrupt_mode = "message"  # signals would stop at bwrap; ipykernel handles the message
+        # Signals would stop at bwrap; ipykernel takes the interrupt as a message.
+        self.kernel_spec.interrupt_mode = "message"
         workdir = Path(kw.get("cwd") or os.getcwd())
         self._workdir_name = workdir.name or "work"
         self.copy_notes = self._stage_submission(workdir)
@@ -280,7 +287,7 @@ class GradingKernelManager(AsyncKernelManager):
             os.close(self._output_pipe)  # the kernel holds the write end; the reader sees EOF when it ends
 
     def _stage_submission(self, workdir: Path) -> list:
-        """The submission's files, never through a link (not notebooks: the one graded is sent cell by cell)."""
+        """The submission's files, never through a link (no notebooks: the graded one goes cell by cell)."""
         if not workdir.is_dir() or workdir.is_symlink():
             return []
         limits = self.limits
@@ -298,7 +305,8 @@ class GradingKernelManager(AsyncKernelManager):
             shutil.copy2(cache, target / cache.name)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        kernel_argv = [str(kernel_python()), "-m", "ipykernel_launcher", "-f", self.connection_file, *(extra_arguments or [])]
+        kernel_argv = [str(kernel_python()), "-m", "ipykernel_launcher", "-f", self.connection_file,
+                       *(extra_arguments or [])]
         limits = ["prlimit"]
         if self.limits.memory_mb:
             limits.append(f"--as={self.limits.memory_mb * 2 ** 20}")
@@ -307,7 +315,8 @@ class GradingKernelManager(AsyncKernelManager):
         joined = _join_groups(self.group.procs_files()) if self.group is not None else []
         if self.limits.sandbox:
             return [*joined, *limits, *_as_kernel_user(self.limits.kernel_uid),
-                    *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment, self.limits)]
+                    *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment,
+                                   self.limits)]
         return [*joined, *limits, *kernel_argv]
 
     def cpu_seconds_used(self) -> float:

@@ -17,4 +17,5 @@ def student_error(info: dict) -> Exception:
     name = str(info.get("name", "Error"))[:80] or "Error"
     kind = type(name, (StudentCodeError, base), {"__module__": "student"})
     trace = str(info.get("traceback", "")).strip()
-    return kind(f"{info.get('message', '')}\n--- raised in your code ---\n{trace}" if trace else info.get("message", ""))
+    message = info.get("message", "")
+    return kind(f"{message}\n--- raised in your code ---\n{trace}" if trace else message)

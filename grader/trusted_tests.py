@@ -1,4 +1,5 @@
-"""Verdicts decided outside student code: the test cells run here, in the grader, never in the student's kernel.
+"""Verdicts decided outside student code: the test cells run here, in the grader, never in the student's
+kernel.
 
 While a notebook is graded, the student's (sandboxed) kernel runs the setup, answer and other
 cells. Each test cell runs here instead, in a namespace of its own: the setup cell's names are the
@@ -87,9 +88,10 @@ class TrustedTests:
         outputs, result, failure = [], None, None
         stderr = io.StringIO()
         try:
-            # The course's test helpers (attention_course.kernel_side) work through this kernel while the cell runs.
-            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), contextlib.redirect_stdout(stdout), \
-                    contextlib.redirect_stderr(stderr), native_stderr_to(self.log_path):
+            # The course's test helpers (attention_course.kernel_side) work through this kernel while it runs.
+            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), \
+                    contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), \
+                    native_stderr_to(self.log_path):
                 if self.namespace is None:
                     self._start()
                 result = self._exec(source, name)
@@ -114,7 +116,9 @@ class TrustedTests:
         tree = coverage.tree
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, name, "exec"), self.namespace)
-        result = eval(compile(ast.Expression(last.value), name, "eval"), self.namespace) if last is not None else None
+        result = None
+        if last is not None:
+            result = eval(compile(ast.Expression(last.value), name, "eval"), self.namespace)
         coverage.verify()
         return result
 

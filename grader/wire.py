@@ -18,9 +18,9 @@ REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader'
 REPLY_TARGET = "attention-course-reply"  # the comm that carries the agent's replies
 CALLBACK_PROMPT = "attention-course-callback:"  # input() prompt of a call-back from the kernel to a test
 # The requests the grader may make of the agent, one name each (grader/kernel_agent.py HANDLERS).
-OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem", "setitem", "items", "contains",
-              "repr", "str", "format", "int", "float", "index", "array", "isinstance", "issubclass",
-              "set_globals", "restore_globals")
+OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem", "setitem", "items",
+              "contains", "repr", "str", "format", "int", "float", "index", "array", "isinstance",
+              "issubclass", "set_globals", "restore_globals")
 MAX_DEPTH = 40
 # Array kinds that load without pickles: bool, ints, unsigned, floats, complex, bytes and str.
 PLAIN_KINDS = "biufcSU"
@@ -44,7 +44,8 @@ def pack(value, other, buffers=None, depth=0):
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(value), allow_pickle=False)
         if buffers is None:
-            return {"npy": base64.b64encode(buffer.getvalue()).decode(), "scalar": isinstance(value, np.generic)}
+            return {"npy": base64.b64encode(buffer.getvalue()).decode(),
+                    "scalar": isinstance(value, np.generic)}
         buffers.append(buffer.getvalue())
         return {"npy": len(buffers) - 1, "scalar": isinstance(value, np.generic)}
     if type(value) in (list, tuple):
@@ -59,7 +60,8 @@ def pack(value, other, buffers=None, depth=0):
 
 
 def unpack(tree, resolve, buffers=(), depth=0):
-    """The value `pack` made (its arrays in `buffers`); `resolve(tree)` turns what `other` packed back into an object."""
+    """The value `pack` made (its arrays in `buffers`); `resolve(tree)` turns what `other` packed back
+    into an object."""
     if depth > MAX_DEPTH:
         raise ValueError("value nested too deeply to read")
     if tree is None or type(tree) in (bool, str, int):
@@ -79,7 +81,8 @@ def unpack(tree, resolve, buffers=(), depth=0):
     if "tuple" in tree:
         return tuple(unpack(item, resolve, buffers, depth + 1) for item in tree["tuple"])
     if "dict" in tree:
-        return {unpack(k, resolve, buffers, depth + 1): unpack(v, resolve, buffers, depth + 1) for k, v in tree["dict"]}
+        return {unpack(k, resolve, buffers, depth + 1): unpack(v, resolve, buffers, depth + 1)
+                for k, v in tree["dict"]}
     if "bytes" in tree:
         return base64.b64decode(tree["bytes"])
     return resolve(tree)
