@@ -35,6 +35,10 @@ def main(argv=None) -> int:
     grade.add_argument("--db-url", default=None,
                        help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: SQLite in the workspace)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--export", action="append", default=[], choices=["canvas", "moodle"],
+                       help="also write grades_canvas.csv or grades_moodle.csv for the LMS's grade import")
+    grade.add_argument("--canvas-assignment-id", action="append", default=[], metavar="NAME=ID",
+                       help="the Canvas id of an assignment, so its column updates it (repeatable)")
     grade.add_argument("--unsafe-no-sandbox", action="store_true",
                        help="grade without bubblewrap: student code runs unconfined and can change grades "
                             "(only for machines where no sandbox can be made; see the README)")
@@ -45,7 +49,10 @@ def main(argv=None) -> int:
             for name in run_release(args.assignments):
                 print(f"released notebooks/{name}/")
             return 0
+        from grader.class_report import write_report
         from grader.grading import Grader, summary_table
+        from grader.lms_export import export as export_lms
+        from grader.lms_export import record_zip_ids
         workspace = args.workspace or STATE / ("samples" if args.submissions is None else "class")
         if args.unsafe_no_sandbox:
             print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): student code can read the solutions "
@@ -55,9 +62,15 @@ def main(argv=None) -> int:
         if args.unsafe_no_sandbox:
             chosen["sandbox"] = False
         grader = Grader(workspace, workers=args.workers, cell_timeout=args.cell_timeout, db_url=args.db_url, **chosen)
+        if args.submissions is not None and any(Path(args.submissions).glob("*.zip")):
+            record_zip_ids(args.submissions, workspace)  # the Canvas user ids, for --export canvas
         results = grader.run(args.submissions, args.assignments, progress=not args.no_progress)
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")
+        print(f"class report: {write_report(workspace, results, grader.source)}")  # grader/class_report.py
+        for kind in args.export:
+            ids = dict(item.split("=", 1) for item in args.canvas_assignment_id if "=" in item)
+            print(f"{kind} import: {export_lms(kind, grader.db_url, workspace, ids)}")
         return 0
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -116,6 +116,7 @@ class Grader:
 
     def autograde(self, student: str, assignment: str, attempts: int = 5) -> Result:
         """nbgrader autograde for one submission, sandboxed and limited; retried if the gradebook is locked."""
+        started = time.monotonic()
         for attempt in range(attempts):
             outcome = self.api.autograde(assignment, student, force=True, create=True)
             text = f"{outcome.get('error') or ''}{outcome.get('log') or ''}"
@@ -131,6 +132,7 @@ class Grader:
             logs = sorted(p.name for p in (self.workspace / "logs").glob(f"{student}-{assignment}.*log"))
             if logs:
                 result.error += f" (see logs/{', logs/'.join(logs)})"
+        result.seconds = time.monotonic() - started  # for the class report
         return result
 
     def register_students(self, students):
