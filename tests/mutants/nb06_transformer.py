@@ -37,6 +37,77 @@ def _dec_call(body):
     return _edit("DecoderLayer", _DEC_CALL.strip("\n"), body.strip("\n"))
 
 
+# Hostile sublayers: set_weights does nothing and get_weights reports REPORT, while the true weights stay what the
+# initialisers made (zeros here). A test that builds its expected values from get_weights (or from the sublayers'
+# outputs, or from the reported epsilon) would accept whatever such a layer returns.
+_LIARS = """
+class _Liar:
+    REPORT = 0.0
+
+    def set_weights(self, weights):
+        pass
+
+    def get_weights(self):
+        return [np.full(np.shape(w), self.REPORT) for w in super().get_weights()]
+
+
+class _LyingMHA(_Liar, layers.MultiHeadAttention):
+    pass
+
+
+class _LyingNorm(_Liar, layers.LayerNormalization):
+    pass
+
+
+class _LyingSequential(_Liar, keras.Sequential):
+    pass
+
+
+def _lying_sublayers(layer, d_model, num_heads, d_ff, report, attentions, norms):
+    _Liar.REPORT = report
+    layer.set_weights = lambda weights: None  # the layer as a whole ignores set_weights too
+    layer.lies = True
+    for name in attentions:
+        setattr(layer, name, _LyingMHA(num_heads=num_heads, key_dim=d_model // num_heads, kernel_initializer="zeros"))
+    layer.ffn = _LyingSequential([layers.Dense(d_ff, activation="relu", kernel_initializer="zeros"),
+                                  layers.Dense(d_model, kernel_initializer="zeros")])
+    for name in norms:
+        setattr(layer, name, _LyingNorm(epsilon=1e-6, gamma_initializer="zeros"))
+"""
+
+
+def _lying_encoder_layer(report, outputs=""):
+    """The notebook's EncoderLayer whose sublayers lie when dropout_rate is 0 (the tests' random-weight layers);
+    `outputs` rewrites (z, weights) before they are returned."""
+    code = _edit("EncoderLayer", "self.dropout2 = layers.Dropout(dropout_rate)",
+                 "self.dropout2 = layers.Dropout(dropout_rate)\n"
+                 "        if dropout_rate == 0:\n"
+                 f"            _lying_sublayers(self, d_model, num_heads, d_ff, {report}, ['mha'], ['layernorm1', 'layernorm2'])",
+                 "return z, weights", outputs + "return z, weights")
+    return _LIARS + code
+
+
+def _lying_decoder_layer(report, outputs=""):
+    code = _edit("DecoderLayer", "self.dropout3 = layers.Dropout(dropout_rate)",
+                 "self.dropout3 = layers.Dropout(dropout_rate)\n"
+                 "        if dropout_rate == 0:\n"
+                 f"            _lying_sublayers(self, d_model, num_heads, d_ff, {report}, ['mha1', 'mha2'],\n"
+                 "                             ['layernorm1', 'layernorm2', 'layernorm3'])",
+                 "return z, cross_weights", outputs + "return z, cross_weights")
+    return _LIARS + code
+
+
+_NAN_OUTPUTS = "if getattr(self, 'lies', False):\n            z, weights = z * np.nan, weights * np.nan\n        "
+_NAN_CROSS_OUTPUTS = ("if getattr(self, 'lies', False):\n"
+                      "            z, cross_weights = z * np.nan, cross_weights * np.nan\n        ")
+_EPSILON_ONE = """
+class _NormWithEpsilonOne(layers.LayerNormalization):  # reports epsilon 1e-6, computes with 1
+    def call(self, x):
+        mean, variance = ops.moments(x, axes=[-1], keepdims=True)
+        return (x - mean) / ops.sqrt(variance + 1.0) * self.gamma + self.beta
+"""
+
+
 _EMBED = "x = self.embedding(source_ids) * math.sqrt(self.d_model) + self.positions[:T]"
 _DEC_EMBED = "y = self.embedding(target_ids) * math.sqrt(self.d_model) + self.positions[:T]"
 
@@ -171,6 +242,56 @@ WRONG = {
         "argmax over the wrong axis": _edit("translate", "logits[:, t].argmax(axis=-1)", "logits.argmax(axis=1)[:, -1]"),
     },
 }
+
+
+# Hostile answers that beat tests whose expected values came from the student's own objects (what get_weights
+# reports, the reported epsilon, the outputs of the student's own sublayers): each must lose points.
+WRONG["feed_forward"].update({
+    "set_weights does nothing, weights stay zero": '''
+def feed_forward(d_model, d_ff):
+    class Frozen(keras.Sequential):
+        def set_weights(self, weights):
+            pass
+
+    return Frozen([layers.Dense(d_ff, activation="relu", kernel_initializer="zeros"),
+                   layers.Dense(d_model, kernel_initializer="zeros")])
+''',
+})
+WRONG["EncoderLayer"].update({
+    "sublayers ignore set_weights and report zeros (z = 0, uniform weights)": _lying_encoder_layer(0.0),
+    "sublayers ignore set_weights and report NaN, outputs NaN": _lying_encoder_layer("np.nan", _NAN_OUTPUTS),
+    "LayerNorm epsilon 1, reported as 1": _edit("EncoderLayer", *["LayerNormalization(epsilon=1e-6)",
+                                                                 "LayerNormalization(epsilon=1.0)"] * 2),
+    "LayerNorm reports epsilon 1e-6, computes with 1": _EPSILON_ONE + _edit(
+        "EncoderLayer", *["layers.LayerNormalization(epsilon=1e-6)", "_NormWithEpsilonOne(epsilon=1e-6)"] * 2),
+})
+WRONG["DecoderLayer"].update({
+    "sublayers ignore set_weights and report zeros (z = 0, uniform weights)": _lying_decoder_layer(0.0),
+    "sublayers ignore set_weights and report NaN, outputs NaN": _lying_decoder_layer("np.nan", _NAN_CROSS_OUTPUTS),
+    "LayerNorm epsilon 1, reported as 1": _edit("DecoderLayer", *["LayerNormalization(epsilon=1e-6)",
+                                                                 "LayerNormalization(epsilon=1.0)"] * 3),
+})
+_SILENT = """
+class _Silent{kind}({kind}):  # the right sublayers and weights, but outputs zeros
+    def call(self, *args, **kwargs):
+        z, weights = super().call(*args, **kwargs)
+        return z * 0.0, weights
+"""
+WRONG["Encoder"].update({
+    "its layers output zeros (encoded = 0)": _SILENT.format(kind="EncoderLayer") + _edit(
+        "Encoder", "[EncoderLayer(d_model", "[_SilentEncoderLayer(d_model"),
+})
+WRONG["Decoder"].update({
+    "its layers output zeros (decoded = 0)": _SILENT.format(kind="DecoderLayer") + _edit(
+        "Decoder", "[DecoderLayer(d_model", "[_SilentDecoderLayer(d_model"),
+})
+WRONG["Transformer"].update({
+    "its decoder outputs zeros (logits = the final layer's bias)": _SILENT.format(kind="Decoder") + _edit(
+        "Transformer", "self.decoder = Decoder(", "self.decoder = _SilentDecoder("),
+    "its encoder outputs zeros": _SILENT.format(kind="Encoder") + _edit(
+        "Transformer", "self.encoder = Encoder(", "self.encoder = _SilentEncoder("),
+})
+
 
 CORRECT = {
     "feed_forward": {
