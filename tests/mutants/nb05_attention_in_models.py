@@ -349,3 +349,39 @@ def spatial_attention(features, query, W_f, W_q, v):
 ''',
     },
 }
+
+# Models whose output layer keeps zero weights whatever the test sets (uniform probabilities, the text ignored),
+# and models that ignore their input: tests whose expected values came from the model's own layers, or only from
+# properties (sums to 1, padding changes nothing), would accept them.
+from tests.course_files import answer_editor  # noqa: E402
+
+_edit = answer_editor(ASSIGNMENT)
+_FROZEN_DENSE = '''
+class _FrozenDense(layers.Dense):
+    def set_weights(self, weights):
+        pass
+'''
+_FROZEN_MODEL = '''
+class _FrozenModel(keras.Model):
+    def set_weights(self, weights):
+        pass
+'''
+WRONG["build_lstm_classifier"].update({
+    "output layer keeps zero weights (set_weights does nothing)": _FROZEN_DENSE + _edit(
+        "build_lstm_classifier", 'layers.Dense(n_classes, activation="softmax")',
+        '_FrozenDense(n_classes, activation="softmax", kernel_initializer="zeros")'),
+    "the text never reaches the classifier": _edit("build_lstm_classifier", "(pooled)  # (batch, n_classes)",
+                                                   "(pooled * 0.0)  # (batch, n_classes)"),
+})
+WRONG["build_cnn_attention_classifier"].update({
+    "output layer keeps zero weights (set_weights does nothing)": _FROZEN_DENSE + _edit(
+        "build_cnn_attention_classifier", 'layers.Dense(n_classes, activation="softmax")',
+        '_FrozenDense(n_classes, activation="softmax", kernel_initializer="zeros")'),
+    "the text never reaches the classifier": _edit("build_cnn_attention_classifier", "(pooled))", "(pooled * 0.0))"),
+})
+WRONG["build_han"].update({
+    "output layer keeps zero weights, the model ignores set_weights": _FROZEN_DENSE + _FROZEN_MODEL + _edit(
+        "build_han", 'layers.Dense(n_classes, activation="softmax")',
+        '_FrozenDense(n_classes, activation="softmax", kernel_initializer="zeros")',
+        "return keras.Model(ids, probabilities)", "return _FrozenModel(ids, probabilities)"),
+})
