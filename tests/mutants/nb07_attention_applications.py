@@ -141,3 +141,31 @@ CORRECT = {
                                                "np.stack(maps, axis=1)  #", "np.stack(maps, axis=1).reshape(len(images), max_length, H, W)  #"),
     },
 }
+
+# Layers whose sublayers keep zero weights whatever the test sets (every energy 0: uniform weights over the real
+# frames or regions): tests whose references came from the sublayers' own weights would accept them.
+_FROZEN = '''
+class _FrozenDense(layers.Dense):  # starts at zero and keeps its weights
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, kernel_initializer="zeros", **kwargs)
+
+    def set_weights(self, weights):
+        pass
+
+
+class _FrozenConv1D(layers.Conv1D):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, kernel_initializer="zeros", **kwargs)
+
+    def set_weights(self, weights):
+        pass
+'''
+
+
+def _frozen(exercise):
+    code = answer_editor(ASSIGNMENT)(exercise).replace("layers.Dense(", "_FrozenDense(")
+    return _FROZEN + code.replace("layers.Conv1D(", "_FrozenConv1D(")
+
+
+WRONG["LocationAwareAttention"]["sublayers keep zero weights (set_weights does nothing)"] = _frozen("LocationAwareAttention")
+WRONG["RegionAttention"]["sublayers keep zero weights (set_weights does nothing)"] = _frozen("RegionAttention")
