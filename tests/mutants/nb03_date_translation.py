@@ -317,3 +317,18 @@ def compile_model(model):
 ''',
     },
 }
+
+# An encoder that keeps zero weights whatever the test sets (so the model never reads the date): a test whose
+# reference encoder took the model's own encoder weights would accept it.
+from tests.course_files import answer_editor  # noqa: E402
+
+_edit = answer_editor(ASSIGNMENT)
+WRONG["modelf"].update({
+    "the encoder keeps zero weights (set_weights does nothing)": '''
+class _FrozenBidirectional(Bidirectional):
+    def set_weights(self, weights):
+        pass
+''' + _edit("modelf", "Bidirectional(LSTM(n_a, return_sequences=True))",
+            "_FrozenBidirectional(LSTM(n_a, return_sequences=True, kernel_initializer='zeros', "
+            "recurrent_initializer='zeros'))"),
+})
