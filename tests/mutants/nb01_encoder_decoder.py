@@ -549,3 +549,18 @@ CORRECT.update({
 ''',
     },
 })
+
+# Models that ignore their input, and a model that keeps its own weights whatever the test sets: tests whose
+# expected values are properties (shapes, sums to 1) or come from the model's own weights would pass them.
+from tests.course_files import answer_editor  # noqa: E402
+
+_edit = answer_editor(ASSIGNMENT)
+WRONG["build_seq2seq"].update({
+    "the input never reaches the encoder (X * 0)": _edit("build_seq2seq", "keras.layers.LSTM(n_a)(X)",
+                                                         "keras.layers.LSTM(n_a)(X * 0.0)"),
+    "set_weights does nothing": '''
+class _Frozen(keras.Model):
+    def set_weights(self, weights):
+        pass
+''' + _edit("build_seq2seq", "return keras.Model(X, probabilities)", "return _Frozen(X, probabilities)"),
+})
