@@ -15,6 +15,7 @@ class Result:
     failed: list = field(default_factory=list)
     error: str = ""
     notes: list = field(default_factory=list)  # what intake left out (grader.intake), a budget that was spent
+    seconds: float = 0.0  # how long autograding took (the class report)
 
 
 def register_students(db_url: str, students):

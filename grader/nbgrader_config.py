@@ -4,10 +4,12 @@
 # Loading it changes nothing on disk and imports only the course's installed `grader` package.
 import os
 
+import nbgrader
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades,
                                     IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
+from grader.feedback_summary import FeedbackSummary
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute)
 from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback
@@ -54,9 +56,19 @@ c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, PassingT
 # plain HTMLExporter, so every HTMLExporter sanitises first; feedback sanitises again after GetGrades (which
 # adds the gradebook's comments); its exporter replaces a page still carrying a foreign script or handler.
 c.HTMLExporter.preprocessors = [SanitiseFeedback]
-c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor,
+# FeedbackSummary puts what to do next first (grader/feedback_summary.py), before the sanitiser sees it.
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, FeedbackSummary, CSSHTMLHeaderPreprocessor,
                                     SanitiseFeedback]
 c.GenerateFeedback.exporter_class = CheckedHTMLExporter
+# The page opens with that summary; nbgrader's list of graded cells moves under it (grader/templates/).
+formgrader = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader")
+c.CheckedHTMLExporter.template_name = "course_feedback"
+c.CheckedHTMLExporter.extra_template_basedirs = [os.path.join(formgrader, "templates"),
+                                                 os.path.join(os.path.dirname(__file__), "templates")]
+# Where its `extends 'feedback/index.html.j2'` and nbgrader's bootstrap.min.css are found.
+c.CheckedHTMLExporter.extra_template_paths = [
+    os.path.join(formgrader, "templates"),
+    os.path.join(formgrader, "static", "node_modules", "bootstrap", "dist", "css")]
 
 # zip_collect: LMS downloads named like Canvas's "<student>_<late_><user id>_<file id>_<notebook>.ipynb".
 c.FileNameCollectorPlugin.named_regexp = (

@@ -1,0 +1,179 @@
+"""Feedback that teaches, the class report and the LMS files, on a simulated class of notebook 02.
+
+The class (tests/feedback_class.py) comes as Canvas zip downloads and is graded by `python -m grader grade
+--export canvas --export moodle`: alice solved everything, bob's attention takes the softmax over the
+queries, carol and dave divide the scores by d_k (the same code), erin's dot_score raises on 2-D inputs.
+"""
+import csv
+import html
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from grader import feedback_summary as summary
+from grader.mistakes import describe
+from grader.sanitise_feedback import scan_page
+from tests.course_files import nbgrader_meta, source_notebook
+from tests.feedback_class import ASSIGNMENT, CLASS, grade_class
+
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+
+
+def text_of(page: str) -> str:
+    """What a reader sees of a page: tags removed, entities decoded, white space collapsed."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    return grade_class(tmp_path_factory.mktemp("feedback_class"))
+
+
+def page(workspace, student) -> str:
+    return (workspace / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+
+
+def autograded(workspace, student):
+    path = workspace / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    return nbformat.read(path, as_version=4)
+
+
+def rows(path) -> list:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+@pytest.mark.slow
+def test_the_report_counts_each_named_mistake_exactly(graded):
+    workspace, printed = graded
+    assert f"class report: {workspace / 'report.html'}" in printed
+    made = {}
+    for student, (_, answers) in CLASS.items():
+        for exercise, (name, _) in answers.items():
+            if name:
+                made.setdefault((exercise, describe(name)), []).append(student)
+    header, *found = rows(workspace / "report_mistakes.csv")
+    assert header == ["assignment", "exercise", "named mistake", "students", "who"]
+    counted = {}
+    for assignment, title, mistake, count, who in found:
+        exercise = re.search(r"(\w+) \(\d+ points?\)$", title).group(1)  # "Exercise 2 — Do x (2 points)"
+        counted[(exercise, mistake)] = (int(count), sorted(who.split()))
+    assert counted == {key: (len(students), sorted(students)) for key, students in made.items()}
+    groups = rows(workspace / "report_groups.csv")[1:]
+    assert any("scaled_dot_score" in title and who == "carol dave" and same == "yes"
+               and describe("divide_by_d_k_not_its_root") in looks
+               for _, title, _, who, same, looks in groups)
+    page_text = (workspace / "report.html").read_text()
+    assert scan_page(page_text).problems == [] and "<script" not in page_text
+    assert page_text.count("data:image/png;base64,") >= 1  # the score histogram
+    notebooks = {row[0]: row for row in rows(workspace / "report_notebooks.csv")[1:]}
+    assert set(notebooks) == set(CLASS) and all(float(row[4]) > 0 for row in notebooks.values())
+
+
+@pytest.mark.slow
+def test_every_page_starts_with_what_to_do_and_names_the_mistake(graded):
+    workspace, _ = graded
+    expected_looks = {"bob": "softmax over queries", "carol": "divide by d_k not its root",
+                      "dave": "divide by d_k not its root"}
+    for student in CLASS:
+        shown = page(workspace, student)
+        assert "could not be shown safely" not in shown and scan_page(shown).problems == []
+        assert shown.index("What to do next") < shown.index('class="input_area"')  # before the notebook
+        start = shown.index("What to do next")
+        top = text_of(shown[start:shown.index("<hr", start)])
+        reports = summary.exercise_reports(autograded(workspace, student))
+        failing = [r for r in reports if r.status != "passed"]
+        if not failing:
+            assert "Every exercise passed" in top
+        for report in failing:
+            assert f"{report.title}: " in top, f"{student}: {report.title} is not named"
+            visible = [f for f in report.failures if not f.hidden]
+            for failure in visible:  # the check's own message: what, expected, got, hint
+                assert squeeze(failure.message) in top, f"{student}: {failure.message[:80]} missing"
+        if student in expected_looks:
+            assert f"This looks like: {expected_looks[student]}" in top
+        else:
+            assert "This looks like" not in top
+    bob = page(workspace, "bob")
+    top = bob[bob.index("What to do next"):bob.index("<hr", bob.index("What to do next"))]
+    assert top.count("data:image/png;base64,") >= 1  # bob's weights beside the expected ones
+    erin = text_of(page(workspace, "erin"))
+    assert "Raised in your code" in erin and "scores = Q @ K.transpose(0, 2, 1)" in erin
+    assert "kernel_agent" not in erin and "_attention_course_grading_agent" not in erin
+
+
+@pytest.mark.slow
+def test_no_page_shows_hidden_test_code_or_hidden_expected_values(graded):
+    workspace, _ = graded
+    cells = source_notebook(ASSIGNMENT).cells
+    regions = [region for cell in cells for region in HIDDEN.findall(cell.source)]
+    hidden_lines = {line.strip() for region in regions for line in region.splitlines()
+                    if len(line.strip()) > 20 and not line.strip().startswith("#")}
+    assert len(hidden_lines) > 50
+    for student in CLASS:
+        text = text_of(page(workspace, student))
+        leaked = [line for line in hidden_lines if squeeze(line) in text]
+        assert leaked == [], f"{student}'s page shows hidden test code: {leaked[:3]}"
+        for cell in autograded(workspace, student).cells:
+            if "### BEGIN HIDDEN TESTS" not in cell.source:
+                continue
+            for output in cell.get("outputs", []):
+                check = summary.CHECK.match(str(output.get("evalue", "")))
+                if output.get("output_type") == "error" and check and len(check["expected"].strip()) > 3:
+                    assert squeeze(check["expected"]) not in text, (
+                        f"{student}'s page shows the expected value of {nbgrader_meta(cell)['grade_id']}")
+
+
+@pytest.mark.slow
+def test_canvas_and_moodle_files_have_the_documented_columns(graded):
+    workspace, _ = graded
+    with open(workspace / "grades.csv") as handle:
+        grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+    header, points, *students = rows(workspace / "grades_canvas.csv")
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT]
+    assert points[0].strip() == "Points Possible" and float(points[5]) == 26
+    assert {row[0]: (row[1], float(row[5])) for row in students} == {
+        student: (user_id, grades[student]) for student, (user_id, _) in CLASS.items()}
+    header, *students = rows(workspace / "grades_moodle.csv")
+    assert header == ["Username", "ID number", "Email address", ASSIGNMENT]
+    assert {row[0]: float(row[3]) for row in students} == grades
+
+
+# -- fast: the pieces, on messages as the checks write them ------------------------------------------
+def test_a_hidden_check_message_keeps_what_got_and_hint_but_not_expected():
+    message = "weights, no mask: expected [[0.1234 0.8766]], got [[0.5 0.5]]. Hint: softmax over the keys"
+    shown, _ = summary.shown_message("AssertionError", message, hidden=True)
+    assert "0.1234" not in shown and "[[0.5 0.5]]" in shown and "softmax over the keys" in shown
+    assert summary.shown_message("AssertionError", message, hidden=False)[0] == message
+    shown, _ = summary.shown_message("AssertionError", "x == 7 for the hidden list [3, 4]", hidden=True)
+    assert "7" not in shown and "[3, 4]" not in shown
+    shown, _ = summary.shown_message("AssertionError", "", hidden=True)
+    assert "hidden check" in shown
+
+
+def test_a_traceback_is_cut_to_the_students_own_lines():
+    trace = ('Traceback (most recent call last):\n'
+             '  File "_attention_course_grading_agent", line 120, in serve\n    value = function(*args)\n'
+             '  File "/tmp/ipykernel_7/123.py", line 3, in softmax\n    return e / e.sum(axis=2)\n'
+             '  File "/venv/lib/numpy/core/_methods.py", line 49, in _sum\n    return umr_sum(a, axis)\n'
+             'numpy.exceptions.AxisError: axis 2 is out of bounds for array of dimension 2\n')
+    kept = summary.student_lines(trace)
+    assert "123.py" in kept and "e.sum(axis=2)" in kept and "AxisError: axis 2" in kept
+    assert "grading_agent" not in kept and "_methods.py" not in kept
+
+
+def test_failed_weights_become_a_picture_and_names_become_words():
+    message = ("attention weights on the toy example: expected [[0.5  0.5 ]\n [0.75 0.25]], "
+               "got [[0.25 0.5 ]\n [0.75 0.5 ]]. Hint: softmax over the keys")
+    assert np.allclose(summary.parse_array("[[0.5  0.5 ]\n [0.75 0.25]]"), [[0.5, 0.5], [0.75, 0.25]])
+    assert summary.weights_figure(message).startswith("iVBOR")  # a PNG
+    assert summary.weights_figure(message.replace("weights", "context")) == ""
+    assert describe("divide_by_d_k_not_its_root") == "divide by d_k not its root"
+    assert describe("ReLU on the output too") == "ReLU on the output too"
