@@ -1,8 +1,10 @@
-"""Build the tiny CJK font the figures use for Chinese tokens (汤姆 追逐 杰瑞).
+"""Build the small CJK font the figures use for Chinese tokens (汤姆 追逐 杰瑞, notebook 08's sentences).
 
 Most course machines have no Chinese font, and Matplotlib then draws empty boxes. This script
-cuts the few characters the notebooks print out of Noto Sans CJK SC (SIL Open Font License 1.1),
-renames the result so it cannot be confused with the full font, and writes it with the license.
+cuts the characters the notebooks show out of Noto Sans CJK SC (SIL Open Font License 1.1): notebook
+02's three words and every character of notebook 08's sentence pairs (so any sentence or translation
+of it can be drawn), renames the result so it cannot be confused with the full font, and writes it
+with the license.
 
 Needs the full font once, on the instructor's machine (Debian: apt-get install fonts-noto-cjk).
 Run from the repo root:  python datasets/build_cjk_font.py   (then python -m attention_course.datafiles)
@@ -15,7 +17,16 @@ from fontTools.ttLib import TTCollection
 
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 SOURCE_FACE = "Noto Sans CJK SC"
-CHARACTERS = "汤姆追逐杰瑞"  # every Chinese character a notebook figure shows
+EXAMPLE = "汤姆追逐杰瑞"  # notebook 02's example
+
+
+def characters() -> str:
+    """Every Chinese character a notebook figure can show: the example and notebook 08's sentences."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from attention_course.hsk_sentences import load_pairs
+
+    found = {c for pair in load_pairs().pairs for word in pair.words for c in word} | set(EXAMPLE)
+    return "".join(sorted(found))
 FAMILY = "Attention Course CJK"  # renamed: a Modified Version under the OFL
 OUT_DIR = Path(__file__).resolve().parent / "fonts"
 FONT_FILE = OUT_DIR / "attention-course-cjk.otf"
@@ -55,13 +66,15 @@ def main() -> int:
     options.layout_features = []
     options.hinting = False
     subsetter = subset.Subsetter(options)
-    subsetter.populate(text=CHARACTERS)
+    text = characters()
+    subsetter.populate(text=text)
     subsetter.subset(font)
     rename(font)
     OUT_DIR.mkdir(exist_ok=True)
     font.save(str(FONT_FILE))
     LICENSE_FILE.write_text(
-        f"{FONT_FILE.name} is a subset ({CHARACTERS}) of {SOURCE_FACE}, renamed {FAMILY!r}.\n"
+        f"{FONT_FILE.name} is a subset ({len(text)} characters: {EXAMPLE} and those of the HSK sentences of "
+        f"notebook 08) of {SOURCE_FACE}, renamed {FAMILY!r}.\n"
         "Copyright 2014-2021 Adobe (http://www.adobe.com/), with Reserved Font Name 'Source'.\n"
         "Noto is a trademark of Google Inc.\n\n" + OFL_TEXT, encoding="utf-8")
     print(f"wrote {FONT_FILE} ({FONT_FILE.stat().st_size} bytes) and {LICENSE_FILE}")
