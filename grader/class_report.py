@@ -213,3 +213,38 @@ def write_report(workspace: Path, results: list, source: Path, mistakes_dir: Pat
             writer.writerow(HEADERS[table])
             writer.writerows(table_rows)
     return page
+
+
+def results_from_gradebook(db_url: str) -> list:
+    """A Result for every submission in the gradebook (a class graded from the Formgrader, or by shards)."""
+    from nbgrader.api import Gradebook
+
+    from grader.gradebook import read_result
+    with Gradebook(db_url) as gradebook:
+        pairs = [(submission.student.id, assignment.name) for assignment in gradebook.assignments
+                 for submission in gradebook.assignment_submissions(assignment.name)]
+    return [read_result(db_url, student, assignment) for student, assignment in pairs]
+
+
+def main(argv=None) -> int:
+    """python -m grader.class_report [COURSE_DIR]: the report of a course directory graded with the
+    Formgrader (autograded/ and the gradebook there), or of a `grade` workspace."""
+    import argparse
+
+    from grader.course import SOLUTIONS
+    parser = argparse.ArgumentParser(prog="python -m grader.class_report",
+                                     description=main.__doc__.split(": ", 1)[1])
+    parser.add_argument("course", nargs="?", type=Path, default=Path.cwd(),
+                        help="the course directory (default: here)")
+    parser.add_argument("--db-url", default=None, help="the gradebook (default: COURSE/gradebook.db)")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="the source notebooks (default: COURSE/source if it exists, else solutions/)")
+    args = parser.parse_args(argv)
+    db_url = args.db_url or f"sqlite:///{(args.course / 'gradebook.db').resolve()}"
+    source = args.source or (args.course / "source" if (args.course / "source").is_dir() else SOLUTIONS)
+    print(f"class report: {write_report(args.course, results_from_gradebook(db_url), source)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -30,6 +30,7 @@ from grader.course import REPO, STATE, nbgrader_meta, write_atomically
 NOT_ANSWERED = "NotImplementedError"
 _RAISED_IN = "--- raised in your code ---"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+MISTAKE_CELL_SECONDS = 120  # per cell while grading the named mistakes (instructor code, small inputs)
 _MARK = "attention_course_mistake"  # cell metadata of the synthetic notebook's test copies
 
 
@@ -228,6 +229,7 @@ def _grade_mistakes(found, missing, config, db_url, source_nb, release, log):
     limits = GradingLimits(config=config)
     limits.notebook_seconds = limits.notebook_cpu_seconds = 0  # many blocks: each cell keeps its own timeout
     execute = SandboxedExecute(config=config, limits=limits)
+    execute.timeout = min(execute.timeout or MISTAKE_CELL_SECONDS, MISTAKE_CELL_SECONDS)  # a slow mistake
     resources = {"nbgrader": {"db_url": db_url, "assignment": assignment, "notebook": assignment,
                               "student": "_named_mistakes"},
                  "metadata": {"path": str(release)}}

@@ -12,6 +12,7 @@ import nbformat
 import numpy as np
 import pytest
 
+from grader import class_report
 from grader import feedback_summary as summary
 from grader.mistakes import describe
 from grader.sanitise_feedback import scan_page
@@ -177,3 +178,12 @@ def test_failed_weights_become_a_picture_and_names_become_words():
     assert summary.weights_figure(message.replace("weights", "context")) == ""
     assert describe("divide_by_d_k_not_its_root") == "divide by d_k not its root"
     assert describe("ReLU on the output too") == "ReLU on the output too"
+
+
+@pytest.mark.slow
+def test_a_class_graded_from_the_formgrader_gets_the_same_report(graded, tmp_path):
+    """python -m grader.class_report reads the results from the gradebook (Formgrader, shards, PostgreSQL)."""
+    workspace, _ = graded
+    by_grade = {table: rows(workspace / f"report_{table}.csv") for table in ("mistakes", "groups", "tests")}
+    assert class_report.main([str(workspace), "--db-url", f"sqlite:///{workspace / 'gradebook.db'}"]) == 0
+    assert {table: rows(workspace / f"report_{table}.csv") for table in by_grade} == by_grade
