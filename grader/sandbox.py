@@ -17,6 +17,9 @@ grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses
 - its own cgroups (grader.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
 - its stdout and stderr through a pipe of which at most `stderr_kb` reach the log.
 
+Its private folder lives on a tmpfs (/dev/shm): the one folder the kernel can write outside its own
+tmpfs is where its sockets are, and what it writes there is charged to its memory cgroup.
+
 The private folder and the cgroups are removed when the kernel is shut down, when the manager is
 collected, or, after a crash of the grader itself, by the next kernel that starts on this machine.
 """
@@ -182,10 +185,19 @@ def remove_box(box: Path, group):
     shutil.rmtree(box, ignore_errors=True)
 
 
-def remove_stale_boxes(root: Path = None):
+def boxes_folder() -> Path:
+    """Where kernels' private folders go: a tmpfs (/dev/shm) where there is one, so that whatever a kernel
+    writes into the one folder it shares with the grader (its sockets' folder) is memory charged to its
+    own cgroup, not the host's disk."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return Path(tempfile.gettempdir())
+
+
+def remove_stale_boxes():
     """Private folders of kernels whose grader died (SIGKILL, OOM) before it could remove them."""
-    root = Path(root or tempfile.gettempdir())
-    for box in root.glob(f"{BOX_PREFIX}*"):
+    for box in boxes_folder().glob(f"{BOX_PREFIX}*"):
         try:
             owner_file = box / "owner"
             if owner_file.stat().st_uid != os.geteuid():
@@ -244,7 +256,7 @@ class GradingKernelManager(AsyncKernelManager):
 
     async def _async_pre_start_kernel(self, **kw):
         remove_stale_boxes()
-        self.box = Path(tempfile.mkdtemp(prefix=BOX_PREFIX))
+        self.box = Path(tempfile.mkdtemp(prefix=BOX_PREFIX, dir=boxes_folder()))
         (self.box / "owner").write_text(str(os.getpid()))
         for part in ("run", "stage", "home"):
             (self.box / part).mkdir()

@@ -285,6 +285,10 @@ TRICKS = {
                                         "    try:\n        with open(os.path.join(folder, 'filler'), 'wb') as f:\n"
                                         "            for _ in range(256):\n                f.write(chunk)\n"
                                         "    except OSError:\n        pass"),
+    "fill_socket_folder": dict(extra_cell="import os, sys\nfolder = os.path.dirname(sys.argv[sys.argv.index('-f') + 1])\n"
+                                          "try:\n    with open(os.path.join(folder, 'filler'), 'wb') as f:\n"
+                                          "        for _ in range(32):\n            f.write(b'z' * 2 ** 24)\n"
+                                          "except OSError:\n    pass"),
     "many_processes": dict(extra_cell="import subprocess\nkept = []\ntry:\n    for _ in range(3000):\n"
                                       "        kept.append(subprocess.Popen(['sleep', '120', "
                                       f"'{MARKER}'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))\n"

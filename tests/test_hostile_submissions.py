@@ -4,7 +4,6 @@ import csv
 import hashlib
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import nbformat
 import pytest
 
 from grader.grading import Grader
-from grader.sandbox import BOX_PREFIX
+from grader.sandbox import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all
@@ -147,11 +146,11 @@ def test_nothing_a_kernel_wrote_lands_on_the_host(graded):
     grader, _, _ = graded
     assert not [p for p in grader.workspace.rglob("filler")], "a kernel's files reached the workspace"
     stale = []
-    for box in Path(tempfile.gettempdir()).glob(f"{BOX_PREFIX}*"):
+    for box in boxes_folder().glob(f"{BOX_PREFIX}*"):
         try:
             os.kill(int((box / "owner").read_text()), 0)
         except ProcessLookupError:
             stale.append(box.name)
         except (OSError, ValueError):
             continue
-    assert not stale, f"private folders of ended kernels are left in {tempfile.gettempdir()}: {stale}"
+    assert not stale, f"private folders of ended kernels are left in {boxes_folder()}: {stale}"

@@ -163,6 +163,12 @@ print(json.dumps(written))"""))
     assert written["/tmp"] <= limit and written["/dev/shm"] <= limit
     assert written[os.path.dirname(sandbox.HOME + "/")] <= GradingLimits().home_mb * 2 ** 20
     assert written["/"] == 0, "the sandbox's root is read-only"
+    # The one folder shared with the grader (its sockets') is on a tmpfs: writing there is the kernel's memory.
+    assert sandbox.boxes_folder() in manager.box.parents
+    usage = group.paths["memory"] / "memory.usage_in_bytes"
+    before = int(usage.read_text())
+    run(client, f"open({str(manager.box / 'run' / 'filler')!r}, 'wb').write(b'x' * 2 ** 26)")
+    assert int(usage.read_text()) - before >= 2 ** 26 * 0.9, "a file in the sockets' folder escaped the memory limit"
     paths = list(group.paths.values())
     asyncio.run(manager.shutdown_kernel(now=True))
     assert not any(path.exists() for path in paths), "the kernel's cgroups outlived it"
