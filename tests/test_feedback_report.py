@@ -12,12 +12,14 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader import class_report
+from grader import class_report, lms_export
 from grader import feedback_summary as summary
+from grader.grading import Grader
 from grader.mistakes import describe
 from grader.sanitise_feedback import scan_page
-from tests.course_files import nbgrader_meta, source_notebook
+from tests.course_files import FIXTURE_SOURCE, nbgrader_meta, source_notebook
 from tests.feedback_class import ASSIGNMENT, CLASS, grade_class
+from tests.test_postgres_gradebook import postgres_url  # noqa: F401 (a fixture: a throwaway server)
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
 
@@ -187,3 +189,22 @@ def test_a_class_graded_from_the_formgrader_gets_the_same_report(graded, tmp_pat
     by_grade = {table: rows(workspace / f"report_{table}.csv") for table in ("mistakes", "groups", "tests")}
     assert class_report.main([str(workspace), "--db-url", f"sqlite:///{workspace / 'gradebook.db'}"]) == 0
     assert {table: rows(workspace / f"report_{table}.csv") for table in by_grade} == by_grade
+
+
+@pytest.mark.slow
+def test_a_class_graded_in_postgresql_gets_pages_a_report_and_lms_files(tmp_path, postgres_url):
+    """The fixture assignment's simulated students, graded with the gradebook in PostgreSQL."""
+    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, workers=2, db_url=postgres_url)
+    results = grader.run(progress=False)
+    workspace = grader.workspace
+    assert class_report.write_report(workspace, results, FIXTURE_SOURCE) == workspace / "report.html"
+    scores = {"sample_solved": 5.0, "sample_partial": 2.0, "sample_blank": 0.0}
+    for kind in ("canvas", "moodle"):
+        lms_export.export(kind, postgres_url, workspace)
+    assert {row[0]: float(row[3]) for row in rows(workspace / "grades_moodle.csv")[1:]} == scores
+    assert {row[3]: float(row[5]) for row in rows(workspace / "grades_canvas.csv")[2:]} == scores
+    partial = text_of((workspace / "feedback" / "sample_partial" / "00_fixture" / "00_fixture.html").read_text())
+    assert "Exercise 2 — Average a list mean_of (3 points): – not run" in partial
+    assert "not answered yet" in partial
+    notebooks = {row[0]: row[2] for row in rows(workspace / "report_notebooks.csv")[1:]}
+    assert notebooks == {"sample_solved": "5 / 5", "sample_partial": "2 / 5", "sample_blank": "0 / 5"}
