@@ -184,7 +184,7 @@ def test_failed_weights_become_a_picture_and_names_become_words():
 
 @pytest.mark.slow
 def test_a_class_graded_from_the_formgrader_gets_the_same_report(graded, tmp_path):
-    """python -m grader.class_report reads the results from the gradebook (Formgrader, shards, PostgreSQL)."""
+    """python -m grader.class_report reads the results from the gradebook (Formgrader, shards)."""
     workspace, _ = graded
     by_grade = {table: rows(workspace / f"report_{table}.csv") for table in ("mistakes", "groups", "tests")}
     assert class_report.main([str(workspace), "--db-url", f"sqlite:///{workspace / 'gradebook.db'}"]) == 0
@@ -203,7 +203,8 @@ def test_a_class_graded_in_postgresql_gets_pages_a_report_and_lms_files(tmp_path
         lms_export.export(kind, postgres_url, workspace)
     assert {row[0]: float(row[3]) for row in rows(workspace / "grades_moodle.csv")[1:]} == scores
     assert {row[3]: float(row[5]) for row in rows(workspace / "grades_canvas.csv")[2:]} == scores
-    partial = text_of((workspace / "feedback" / "sample_partial" / "00_fixture" / "00_fixture.html").read_text())
+    partial = text_of((workspace / "feedback" / "sample_partial" / "00_fixture" / "00_fixture.html")
+                      .read_text())
     assert "Exercise 2 — Average a list mean_of (3 points): – not run" in partial
     assert "not answered yet" in partial
     notebooks = {row[0]: row[2] for row in rows(workspace / "report_notebooks.csv")[1:]}
