@@ -2,7 +2,7 @@
 
 The models are the notebook's own (course_build/train_applications.py runs its code cells); these tests
 load the shipped weights into them the way the notebook does and measure on the test splits:
-- listen, attend and spell: character error rate <= 5% on speakers it never heard; the example the
+- listen, attend and spell: character error rate <= 5% on espeak-ng voice variants it never heard; the example the
   notebook draws ("4966") is transcribed right, its attention centres move forward, and the two 6s
   are read from different stretches of sound (what the prose after the map says);
 - show, attend and tell: captions exactly right and BLEU on the test images;
