@@ -103,8 +103,8 @@ def collect(workspace: Path, results: list, source: Path, mistakes_dir: Path = N
                         tests[(report.grade_id, test)][1] += test in failed
                     if report.status in ("failed", "error") and report.fingerprint:
                         names = catalogue.names_for(report.grade_id, report.fingerprint)
-                        for name in names:
-                            named[(report.grade_id, name)].append(result.student)
+                        if names:  # mistakes that behave alike on every test are one row: "a or b"
+                            named[(report.grade_id, tuple(names))].append(result.student)
                         groups[(report.grade_id, report.fingerprint)].append(
                             (result.student, _code_key(report.code), names))
             elif not result.error:
@@ -151,7 +151,8 @@ def _rows(tables: dict) -> dict:
             rows["tests"].append([assignment, exercise, test, graded, failed, rate])
         for count, exercise, name, students in data["mistakes"]:
             title = data["titles"].get(exercise, exercise)
-            rows["mistakes"].append([assignment, title, mistakes.describe(name), count, " ".join(students)])
+            described = " or ".join(mistakes.describe(one) for one in name)
+            rows["mistakes"].append([assignment, title, described, count, " ".join(students)])
         for exercise, members in data["groups"]:
             students = [m[0] for m in members]
             same_code = len({m[1] for m in members}) == 1

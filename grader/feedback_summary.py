@@ -259,7 +259,7 @@ def summary_html(reports: list, score: float = None, max_score: float = None) ->
                          else f"<p>{e(report.reason)}</p>")
         if report.mistakes:
             names = [mistakes.describe(name) for name in report.mistakes]
-            looks = names[0] if len(names) == 1 else "one of " + "; ".join(names)
+            looks = " or ".join(names)  # mistakes that behave alike on every test
             parts.append(f"<p><strong>This looks like: {e(looks)}</strong> (a typical mistake: your answer "
                          "gives the same results as it on this exercise's tests).</p>")
         if report.status == "not run":

@@ -27,7 +27,14 @@ CLASS = {
     "dave": ("1004", {"scaled_dot_score": ("divide_by_d_k_not_its_root",
                                            WRONG["scaled_dot_score"]["divide_by_d_k_not_its_root"])}),
     "erin": ("1005", {"dot_score": (None, CRASHING_DOT_SCORE)}),
+    "frank": ("1006", {"scaled_dot_score": ("d_k_from_axis_1", WRONG["scaled_dot_score"]["d_k_from_axis_1"])}),
 }
+# What the feedback and the report call each student's mistake. d_k from axis 1 and d_k from len(Q[0]) give
+# the same results on every test of scaled_dot_score, so they are named together.
+LOOKS_LIKE = {"bob": ("attention", "softmax over queries"),
+              "carol": ("scaled_dot_score", "divide by d_k not its root"),
+              "dave": ("scaled_dot_score", "divide by d_k not its root"),
+              "frank": ("scaled_dot_score", "d_k from axis 1 or d_k from len of first item")}
 
 
 def class_notebook(answers: dict):
