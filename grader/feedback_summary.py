@@ -17,6 +17,7 @@ import ast
 import base64
 import html
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,9 +309,12 @@ class FeedbackSummary(NbGraderPreprocessor):
         try:
             course = CourseDirectory(config=self.config)
             root = Path(course.root)
+            cache = Path(self.mistakes_dir)
+            if not os.access(cache if cache.exists() else cache.parent, os.W_OK):
+                cache = root / "named_mistakes"  # an instructor's course directory in the classroom
             return mistakes.fingerprint_mistakes(
                 self.config, info.get("db_url") or course.db_url, assignment, root / course.source_directory,
-                root / course.release_directory, Path(self.mistakes_dir), log=self.log.info)
+                root / course.release_directory, cache, log=self.log.info)
         except (OSError, TypeError, ValueError) as error:
             self.log.warning("No named mistakes for %s: %s", assignment, error)
             return None
