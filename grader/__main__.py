@@ -1,11 +1,13 @@
 """python -m grader release [ASSIGNMENT ...] | grade [SUBMISSIONS] [-a ASSIGNMENT ...] [--workspace DIR]"""
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from traitlets import Integer
 
-from grader.course import STATE, CourseError
+from grader.course import SOLUTIONS, STATE, CourseError
+from grader.ledger import parse_shard
 from grader.limits import GradingLimits
 
 
@@ -25,6 +27,8 @@ def main(argv=None) -> int:
                        help="where submissions, feedback, grades.csv and the gradebook go "
                             "(default: _grading/class, or _grading/samples for the simulated students)")
     grade.add_argument("--workers", type=int, default=None, help="notebooks graded at once (default: one per core)")
+    grade.add_argument("--source", type=Path, default=SOLUTIONS,
+                       help="the nbgrader source notebooks, one folder per assignment (default: solutions/)")
     limits = grade.add_argument_group("limits (grader.limits.GradingLimits; the same names in nbgrader_config.py)")
     for name, trait in GradingLimits.class_traits(config=True).items():
         if isinstance(trait, Integer):
@@ -33,8 +37,18 @@ def main(argv=None) -> int:
     grade.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
                        help="wall-clock limit per cell (default: Execute.timeout in grader/nbgrader_config.py)")
     grade.add_argument("--db-url", default=None,
-                       help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: SQLite in the workspace)")
+                       help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: $GRADER_DB_URL, "
+                            "else SQLite in the workspace)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    shards = grade.add_argument_group("a large class: shards, reruns (README, 'Grading a large class')")
+    shards.add_argument("--shard", default=None, metavar="K/N",
+                        help="grade only the K-th (0 to N-1) of N disjoint shares of the class into the --db-url "
+                             "gradebook; export nothing (run --finish once every shard is done)")
+    shards.add_argument("--regrade", action="store_true",
+                        help="grade every submission again (default: only those not graded yet, or changed)")
+    shards.add_argument("--finish", action="store_true",
+                        help="grade nothing: write grades.csv, the autograded notebooks and the feedback of the "
+                             "whole class from the gradebook; with SUBMISSIONS, fail if any is not graded yet")
     grade.add_argument("--export", action="append", default=[], choices=["canvas", "moodle"],
                        help="also write grades_canvas.csv or grades_moodle.csv for the LMS's grade import")
     grade.add_argument("--canvas-assignment-id", action="append", default=[], metavar="NAME=ID",
@@ -61,10 +75,35 @@ def main(argv=None) -> int:
                   if name.startswith("limit_") and value is not None}
         if args.unsafe_no_sandbox:
             chosen["sandbox"] = False
-        grader = Grader(workspace, workers=args.workers, cell_timeout=args.cell_timeout, db_url=args.db_url, **chosen)
+        db_url = args.db_url or os.environ.get("GRADER_DB_URL") or None  # a Secret's value, never in `ps`
+        grader = Grader(workspace, args.source, workers=args.workers, cell_timeout=args.cell_timeout,
+                        db_url=db_url, **chosen)
+        if args.finish:  # the whole class, from the gradebook: what every shard graded
+            missing = grader.finish(args.submissions, args.assignments)
+            print(f"grades: {workspace / 'grades.csv'}\n"
+                  f"feedback: {workspace / 'feedback'}/<student>/<assignment>/\n"
+                  f"class report: {write_report(workspace, grader.class_results(), grader.source)}")
+            for kind in args.export:
+                ids = dict(item.split("=", 1) for item in args.canvas_assignment_id if "=" in item)
+                print(f"{kind} import: {export_lms(kind, grader.db_url, workspace, ids)}")
+            if missing:
+                print(f"error: {len(missing)} submissions are not graded yet, e.g. "
+                      f"{', '.join('/'.join(pair) for pair in missing[:5])}: rerun the shard that holds them",
+                      file=sys.stderr)
+                return 1
+            return 0
+        shard = parse_shard(args.shard) if args.shard else None
+        if shard and not db_url:
+            raise CourseError("--shard needs the shared gradebook: --db-url or GRADER_DB_URL")
         if args.submissions is not None and any(Path(args.submissions).glob("*.zip")):
             record_zip_ids(args.submissions, workspace)  # the Canvas user ids, for --export canvas
-        results = grader.run(args.submissions, args.assignments, progress=not args.no_progress)
+        results = grader.run(args.submissions, args.assignments, progress=not args.no_progress, shard=shard,
+                             regrade=args.regrade)
+        if shard:
+            print(summary_table(results))
+            print(f"\nshard {args.shard}: {len(results)} submissions graded; once every shard is done, "
+                  "`grade --finish` writes grades.csv and the feedback of the whole class")
+            return 0
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")
         print(f"class report: {write_report(workspace, results, grader.source)}")  # grader/class_report.py

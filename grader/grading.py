@@ -3,9 +3,11 @@
 The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
 grader.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
 """
+import ctypes
 import multiprocessing
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -23,7 +25,9 @@ from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_en
                            write_workspace_config)
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
-from grader.intake import TREE_LAYOUT, ZIP_LAYOUT, take_collected, take_tree, zips_by_assignment
+from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, take_collected, take_submission, take_tree,
+                           zips_by_assignment)
+from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
 from grader.limits import GradingLimits
 from grader.preprocessors import BUDGET_ERROR
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
@@ -147,54 +151,146 @@ class Grader:
     def export(self, path: Path) -> Path:
         return export_csv(self.db_url, path)
 
+    def prepare(self, assignments: list, students) -> Ledger:
+        """Generate the assignments into the gradebook, add every student of the class and the ledger table,
+        under the class lock: shards starting together would otherwise insert the same rows."""
+        with class_lock(self.db_url):
+            for assignment in assignments:
+                self.generate(assignment)
+            self.register_students(students)
+            ledger = Ledger(self.db_url)
+            ledger.create()
+        return ledger
+
     def feedback_path(self, student: str, assignment: str) -> Path:
         return self.workspace / "feedback" / student / assignment / f"{assignment}.html"
 
     # -- the whole run -----------------------------------------------------------------------
-    def run(self, submissions: Path = None, assignments=(), progress: bool = True, feedback: bool = True) -> list:
+    def run(self, submissions: Path = None, assignments=(), progress: bool = True, feedback: bool = True,
+            shard: tuple = None, regrade: bool = False) -> list:
+        """Grade what is missing (everything with `regrade`) of the class in `submissions` (simulated students
+        when None); with `shard` (K, N) only the K-th of N shares, and nothing is exported: `finish` does that
+        once every shard is done. Returns a Result for every submission of the share, graded now or before."""
         chosen = check_assignments(assignments, self.source)
-        for assignment in chosen:
-            self.generate(assignment)
+        with class_lock(self.db_url):  # the release copy is this workspace's; the gradebook's rows are shared
+            for assignment in chosen:
+                self.generate(assignment)
         if submissions is None:
             samples = self.workspace / "samples"
             if samples.exists():
                 shutil.rmtree(samples)
             write_samples(self.workspace / "release", self.source, chosen, samples)
-            pairs, notes = self.take_tree(samples, chosen)
+            pairs, notes, students = self.take_share(samples, chosen, shard)
         else:
             folder = Path(submissions)
             if not folder.is_dir():
                 raise CourseError(f"Submissions folder {folder} does not exist")
             if not any(folder.iterdir()):
                 raise CourseError(f"Submissions folder {folder} is empty: expected {TREE_LAYOUT} or {ZIP_LAYOUT}")
-            take = self.take_zips if any(folder.glob("*.zip")) else self.take_tree
-            pairs, notes = take(folder, chosen)
-        results = self.grade_pairs(pairs, progress, feedback)
+            if any(folder.glob("*.zip")):
+                pairs, notes = self.take_zips(folder, chosen)
+                students, pairs = {student for student, _ in pairs}, in_shard(pairs, shard)
+            else:
+                pairs, notes, students = self.take_share(folder, chosen, shard)
+        results = self.grade_pairs(pairs, progress, feedback, regrade=regrade, students=students, shard=shard)
         for result in results:  # what intake left out (links, devices, files over the limits)
             result.notes = notes.get((result.student, result.assignment), []) + result.notes
-        self.export(self.workspace / "grades.csv")
+        if shard is None:
+            self.finish()
         return results
 
-    def grade_pairs(self, pairs: list, progress: bool = True, feedback: bool = True) -> list:
-        """Autograde (and write feedback for) each (student, assignment), `workers` at a time."""
-        bar = tqdm(total=len(pairs), desc="Grading", unit="notebook", disable=not progress)
-        results = []
-        self.register_students(student for student, _ in pairs)
-        if self.workers <= 1 or len(pairs) <= 1:
-            for student, assignment in pairs:
-                results.append(_grade_one(self, student, assignment, feedback))
+    def take_share(self, folder: Path, assignments: list, shard: tuple = None) -> tuple:
+        """take_tree for the submissions of one shard: the others are listed (their students are registered)
+        but not copied. Returns the pairs, the notes by pair and every student of the class."""
+        if shard is None:
+            pairs, notes = self.take_tree(folder, assignments)
+            return pairs, notes, {student for student, _ in pairs}
+        found = class_submissions(folder, assignments)
+        if not found:  # take_tree names what it expected
+            self.take_tree(folder, assignments)
+        pairs, notes = in_shard(found, shard), {}
+        max_kb = self.config.CourseDirectory.max_file_size
+        for student, assignment in pairs:
+            submitted = self.workspace / "submitted"
+            notes[student, assignment] = take_submission(found[student, assignment], submitted, student,
+                                                         assignment, max_kb)
+        return pairs, notes, {student for student, _ in found}
+
+    def grade_pairs(self, pairs: list, progress: bool = True, feedback: bool = True, regrade: bool = False,
+                    students=None, shard: tuple = None) -> list:
+        """Autograde (and write feedback for) each (student, assignment) not yet graded (all with `regrade`),
+        `workers` at a time; the ones graded before keep their recorded result."""
+        ledger = self.prepare([], set(students or ()) | {student for student, _ in pairs})
+        digests = {pair: folder_digest(self.submitted_dir(*pair)) for pair in pairs}
+        sources = {assignment: folder_digest(self.source / assignment) for _, assignment in pairs}
+        if regrade:
+            todo, done = list(pairs), {}
+        else:
+            todo, done = ledger.missing(pairs, digests, sources, feedback)
+        jobs = [(student, assignment, feedback, digests[student, assignment], sources[assignment],
+                 grader_id(shard)) for student, assignment in todo]
+        bar = tqdm(total=len(jobs), desc="Grading", unit="notebook", disable=not progress)
+        results = list(done.values())
+        if self.workers <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                results.append(_grade_one(self, *job))
                 bar.update()
         else:
-            settings = (str(self.workspace), str(self.source), dict(self.settings, db_url=self.db_url))
+            settings = (str(self.workspace), str(self.source), dict(self.settings, db_url=self.db_url),
+                        os.getpid())
             context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
             with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
                                      initargs=settings) as pool:
-                futures = [pool.submit(_worker_grade, student, assignment, feedback) for student, assignment in pairs]
+                futures = [pool.submit(_worker_grade, *job) for job in jobs]
                 for future in as_completed(futures):
                     results.append(future.result())
                     bar.update()
         bar.close()
         return results
+
+    def finish(self, submissions: Path = None, assignments=()) -> list:
+        """The final step: grades.csv, the autograded notebooks and the feedback pages of the whole class,
+        written from the gradebook's database (each file renamed into place). With `submissions`, returns
+        the submissions there that are not graded yet (a shard that has not finished)."""
+        ledger = Ledger(self.db_url)
+        with class_lock(self.db_url):
+            ledger.create()
+        missing = []
+        if submissions is not None and not any(Path(submissions).glob("*.zip")):
+            chosen = check_assignments(assignments, self.source)
+            rows = ledger.rows()
+            missing = sorted(pair for pair in class_submissions(Path(submissions), chosen)
+                             if pair not in rows or rows[pair].state != "done")
+        ledger.export(self.workspace)
+        temporary = self.export(self.workspace / ".grades.csv.tmp")
+        os.replace(temporary, self.workspace / "grades.csv")
+        return missing
+
+    def class_results(self) -> list:
+        """The recorded result of every graded submission in the gradebook (every shard's)."""
+        return [result_of(row) for row in Ledger(self.db_url).rows().values() if row.state == "done"]
+
+    def status(self) -> dict:
+        """Submissions done and being graded (or that were, when their grader died), from the ledger."""
+        counts = {}
+        for row in Ledger(self.db_url).rows().values():
+            counts[row.state] = counts.get(row.state, 0) + 1
+        return counts
+
+
+def class_submissions(folder: Path, assignments: list) -> dict:
+    """(student, assignment) -> its folder, for every submission in a <student>/<assignment>/ tree, chosen as
+    grader.intake.take_tree chooses them (a student folder that is a link stands for every assignment, and
+    is never followed), without copying anything."""
+    found = {}
+    for student in folders(folder):
+        if student.is_symlink():
+            found.update({(student.name, assignment): Path(student.path) for assignment in assignments})
+            continue
+        for entry in folders(student.path):
+            if entry.name in assignments:
+                found[student.name, entry.name] = Path(entry.path)
+    return found
 
 
 def grading_notes(folder: Path) -> list:
@@ -209,22 +305,55 @@ def grading_notes(folder: Path) -> list:
     return notes
 
 
-def _grade_one(grader: "Grader", student: str, assignment: str, feedback: bool) -> Result:
+# Failures that grading again would repeat: the submission is done, with 0 and the reason.
+FINAL_ERRORS = ("not a valid notebook (unreadable JSON)", "not a valid notebook", "notebook missing")
+
+
+def _grade_one(grader: "Grader", student: str, assignment: str, feedback: bool, digest: str = "",
+               source_digest: str = "", graded_by: str = "") -> Result:
+    """Grade one submission and record it in the ledger as done, once its scores, autograded notebook and
+    feedback exist (a grader killed before that leaves it missing, and the next run grades it again)."""
+    ledger = Ledger(grader.db_url)
+    ledger.start(student, assignment, graded_by)
     result = grader.autograde(student, assignment)
     if feedback and not result.error:
         grader.feedback(student, assignment)
+    if result.error and result.error.split(" (see logs/")[0] not in FINAL_ERRORS:
+        result.notes.append("not recorded as graded: the next run grades it again")
+        return result
+    names = [path.stem for path in (grader.workspace / "autograded" / student / assignment).glob("*.ipynb")]
+    autograded = read_pages(grader.workspace / "autograded" / student / assignment, ".ipynb", names)
+    pages = read_pages(grader.workspace / "feedback" / student / assignment, ".html", names)
+    if not result.error and (not autograded or (feedback and len(pages) < len(names))):
+        result.notes.append("its feedback could not be written; the next run grades it again")
+        return result
+    ledger.finish(result, digest, source_digest, autograded, pages if feedback and not result.error else None)
     return result
 
 
 _worker_grader = None
 
 
-def _start_worker(workspace: str, source: str, settings: dict):
+def _die_with(parent: int):
+    """A worker ends when the grader that started it does (PR_SET_PDEATHSIG): a grader killed by SIGKILL
+    must not leave workers grading on beside the rerun that replaces it."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except OSError:
+        return
+    if os.getppid() != parent:  # the grader died before the call above
+        os._exit(1)
+
+
+def _start_worker(workspace: str, source: str, settings: dict, parent: int = None):
     """A worker process: its test cells (NumPy, TensorFlow) share the cores like its kernels do."""
     global _worker_grader
+    if parent:
+        _die_with(parent)
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(settings["threads"])))
     _worker_grader = Grader(Path(workspace), Path(source), workers=1, **settings)
 
 
-def _worker_grade(student: str, assignment: str, feedback: bool) -> Result:
-    return _grade_one(_worker_grader, student, assignment, feedback)
+def _worker_grade(student: str, assignment: str, feedback: bool, digest: str = "", source_digest: str = "",
+                  graded_by: str = "") -> Result:
+    return _grade_one(_worker_grader, student, assignment, feedback, digest, source_digest, graded_by)

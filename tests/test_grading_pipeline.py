@@ -69,7 +69,7 @@ def test_every_student_is_in_the_gradebook_before_the_first_autograde(grader, mo
     grader.generate(FIXTURE)
     seen = []
 
-    def record(grader_, student, assignment, feedback):
+    def record(grader_, student, assignment, feedback, *ledger):
         with Gradebook(grader_.db_url) as gradebook:
             seen.append(sorted(s.id for s in gradebook.students))
         return Result(student, assignment)
