@@ -206,3 +206,12 @@ def test_a_class_graded_in_postgresql_gets_pages_a_report_and_lms_files(tmp_path
     assert "not answered yet" in partial
     notebooks = {row[0]: row[2] for row in rows(workspace / "report_notebooks.csv")[1:]}
     assert notebooks == {"sample_solved": "5 / 5", "sample_partial": "2 / 5", "sample_blank": "0 / 5"}
+
+
+def test_canvas_user_ids_come_from_the_zip_names(tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "download.zip", "w") as archive:
+        archive.writestr("bob_late_1002_2002_02_three_stage_attention.ipynb", "{}")
+        archive.writestr("ann-lee_1001_2001_02_three_stage_attention.ipynb", "{}")
+        archive.writestr("notes.txt", "")
+    assert lms_export.record_zip_ids(tmp_path, tmp_path) == {"bob": "1002", "ann-lee": "1001"}
