@@ -21,6 +21,8 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 from grader.course import REPO
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -229,10 +231,21 @@ def set_cell_source(page, notebook, index: int, source: str):
     page.keyboard.press("Escape")
 
 
-def menu(page, top: str, command: str):
-    """Click a main-menu entry, e.g. menu(page, "Run", "runmenu:run-all")."""
-    page.locator(f"#jp-menu-panel .lm-MenuBar-itemLabel:text-is('{top}')").click()
-    page.locator(f".lm-Menu:visible li[data-command='{command}']").first.click()
+def menu(page, top: str, command: str, attempts: int = 5):
+    """Click a main-menu entry, e.g. menu(page, "Run", "runmenu:run-all"). A JupyterLab still starting up
+    (the launcher opening, a panel restored) can close an open menu before the entry is clicked: open it
+    again, a few times."""
+    entry = page.locator(f".lm-Menu:visible li[data-command='{command}']").first
+    for attempt in range(attempts):
+        page.locator(f"#jp-menu-panel .lm-MenuBar-itemLabel:text-is('{top}')").click()
+        try:
+            entry.wait_for(timeout=10_000)
+            entry.click(timeout=10_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
 
 
 def run_all_and_wait(page, lab: JupyterLab, notebook, timeout: float) -> float:
