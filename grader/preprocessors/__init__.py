@@ -22,5 +22,5 @@ from grader.preprocessors.tamper_guard import (FORBIDDEN_MODULES, GuardAgainstTa
                                                tampering_problems)
 
 __all__ = ["BUDGET_ERROR", "FORBIDDEN_MODULES", "SETUP_CELL", "GuardAgainstTampering", "HideHiddenTests",
-           "LimitOutputSize", "PassingTestsKeepStderr", "RestoreCellFlags", "SandboxedExecute", "find_tampering",
-           "tampering_problems", "trusted_sources"]
+           "LimitOutputSize", "PassingTestsKeepStderr", "RestoreCellFlags", "SandboxedExecute",
+           "find_tampering", "tampering_problems", "trusted_sources"]

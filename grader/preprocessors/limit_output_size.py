@@ -14,6 +14,7 @@ class LimitOutputSize(NbGraderPreprocessor):
             for output in cell.get("outputs", []):
                 if output.output_type == "stream":
                     if len(output.text) > budget:
-                        output.text = output.text[:max(budget, 0)] + "\n... [output truncated by the grader]\n"
+                        kept = output.text[:max(budget, 0)]
+                        output.text = kept + "\n... [output truncated by the grader]\n"
                     budget -= len(output.text)
         return cell, resources

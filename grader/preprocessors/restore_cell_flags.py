@@ -28,7 +28,9 @@ class RestoreCellFlags(NbGraderPreprocessor):
                     is_solution = False
                 if grade_cell is None and not is_solution:
                     continue
-                if bool(meta.get("grade")) != (grade_cell is not None) or bool(meta.get("solution")) != is_solution:
+                edited = (bool(meta.get("grade")) != (grade_cell is not None)
+                          or bool(meta.get("solution")) != is_solution)
+                if edited:
                     self.log.warning("Cell %s: nbgrader flags were edited; restored", grade_id)
                 meta["grade"] = grade_cell is not None
                 meta["solution"] = is_solution

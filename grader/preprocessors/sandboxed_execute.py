@@ -37,8 +37,10 @@ class SandboxedExecute(Execute):
       comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
     """
 
-    max_kernel_deaths = Integer(3, help="Restarts allowed per notebook before the rest is marked not run").tag(config=True)
-    kernel_log_dir = Unicode("", help="Folder for each grading kernel's own log (default: discarded)").tag(config=True)
+    max_kernel_deaths = Integer(3, help="Restarts allowed per notebook before the rest is marked not run"
+                                ).tag(config=True)
+    kernel_log_dir = Unicode("", help="Folder for each grading kernel's own log (default: discarded)"
+                             ).tag(config=True)
     limits = Instance(GradingLimits, help="The kernels' and the notebook's limits (default: from the config)")
 
     @default("limits")
@@ -47,7 +49,7 @@ class SandboxedExecute(Execute):
 
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
-        kwargs.setdefault("store_widget_state", False)  # widget state is the kernel's data, unbounded; unused here
+        kwargs.setdefault("store_widget_state", False)  # widget state: the kernel's data, unbounded, unused
         super().__init__(**kwargs)
 
     def preprocess(self, nb, resources=None, km=None):
@@ -130,7 +132,8 @@ class SandboxedExecute(Execute):
             return ""
         os.makedirs(self.kernel_log_dir, exist_ok=True)
         info = (self._resources or {}).get("nbgrader", {})
-        return os.path.join(self.kernel_log_dir, f"{info.get('student', 'student')}-{info.get('notebook', 'notebook')}.{suffix}")
+        name = f"{info.get('student', 'student')}-{info.get('notebook', 'notebook')}.{suffix}"
+        return os.path.join(self.kernel_log_dir, name)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and not self._budget_spent:
@@ -139,13 +142,14 @@ class SandboxedExecute(Execute):
             if cell.cell_type == "code":
                 why = (f"the notebook used up {self._budget_spent}; it gets the points it earned before"
                        if self._budget_spent else f"the kernel died {self._deaths} times in this notebook")
-                cell.outputs = [error_output(BUDGET_ERROR if self._budget_spent else "NotRun", f"not run: {why}")]
+                ename = BUDGET_ERROR if self._budget_spent else "NotRun"
+                cell.outputs = [error_output(ename, f"not run: {why}")]
             return cell, resources
         try:
             if self._is_trusted_test(cell):
-                cell.outputs = self._trusted_tests().run(self._trusted["tests"][nbgrader_meta(cell)["grade_id"]],
-                                                         f"<test cell {nbgrader_meta(cell)['grade_id']}>",
-                                                         self._get_timeout(cell))
+                grade_id = nbgrader_meta(cell)["grade_id"]
+                source = self._trusted["tests"][grade_id]
+                cell.outputs = self._trusted_tests().run(source, f"<test cell {grade_id}>", self._get_timeout(cell))
                 cell.execution_count = None
             else:
                 cell, resources = super().preprocess_cell(cell, resources, index)
@@ -158,8 +162,8 @@ class SandboxedExecute(Execute):
         if self.limits.memory_mb:
             for output in cell.get("outputs", []):
                 if output.output_type == "error" and output.ename == "MemoryError":
-                    output.evalue = (f"{output.evalue} (the grader allows each notebook {self.limits.memory_mb} MB; "
-                                     "this cell asked for more)").strip()
+                    output.evalue = (f"{output.evalue} (the grader allows each notebook "
+                                     f"{self.limits.memory_mb} MB; this cell asked for more)").strip()
         return cell, resources
 
     def _is_trusted_test(self, cell) -> bool:
@@ -206,7 +210,7 @@ class SandboxedExecute(Execute):
         self.start_new_kernel_client()
         for earlier in range(index):
             previous = self.nb.cells[earlier]
-            # Test cells only check; replaying them (or a cell that already killed the kernel) rebuilds nothing.
+            # Test cells only check: replaying them (or a cell that killed the kernel) rebuilds nothing.
             killed = any(o.get("ename") == "KernelDied" for o in previous.get("outputs", []))
             if previous.cell_type == "code" and not nbgrader_meta(previous).get("grade") and not killed:
                 if self._budget_problem():

@@ -21,7 +21,8 @@ class GuardAgainstTampering(NbGraderPreprocessor):
     """
 
     protected_modules = List(
-        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer should not import or touch").tag(config=True)
+        Unicode(), list(FORBIDDEN_MODULES), help="Modules an answer should not import or touch"
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         problems = tampering_problems(nb, set(self.protected_modules))
@@ -32,8 +33,9 @@ class GuardAgainstTampering(NbGraderPreprocessor):
             if problem and nbgrader_meta(cell).get("solution"):
                 self.log.warning("Answer %s: %s", nbgrader_meta(cell)["grade_id"], problem)
                 cells.append(nbformat.v4.new_markdown_cell(
-                    f"**Grader's note on the answer above:** {problem}. Tests run in the grader, outside your "
-                    "kernel, so this changed nothing but your own kernel; your answer was graded as written."))
+                    f"**Grader's note on the answer above:** {problem}. Tests run in the grader, outside "
+                    "your kernel, so this changed nothing but your own kernel; your answer was graded as "
+                    "written."))
         nb.cells = cells
         return nb, resources
 
@@ -46,7 +48,8 @@ def tampering_problems(nb, forbidden_modules=frozenset(FORBIDDEN_MODULES)) -> di
     fixed = set()
     for cell in nb.cells:
         meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+        locked_code = cell.cell_type == "code" and meta.get("locked")
+        if locked_code and not meta.get("grade") and not meta.get("solution"):
             fixed |= _bound_names(cell.source)
     modules = set(forbidden_modules) | _module_names(nb)
     problems = {}
