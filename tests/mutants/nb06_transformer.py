@@ -271,6 +271,56 @@ WRONG["DecoderLayer"].update({
     "LayerNorm epsilon 1, reported as 1": _edit("DecoderLayer", *["LayerNormalization(epsilon=1e-6)",
                                                                  "LayerNormalization(epsilon=1.0)"] * 3),
 })
+# Training-time mistakes: where dropout sits, whether the rate and `training` reach every Dropout, and whether a
+# layer uses the mask it is given.
+WRONG["EncoderLayer"].update({
+    "dropout after the residual addition": _enc_call('''
+        attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(self.dropout1(x + attention, training=training))
+        return self.layernorm2(self.dropout2(h + self.ffn(h), training=training)), weights
+'''),
+    "dropout on the sublayers' inputs": _enc_call('''
+        d = self.dropout1(x, training=training)
+        attention, weights = self.mha(d, d, d, attention_mask=padding_mask, return_attention_scores=True, training=training)
+        h = self.layernorm1(x + attention)
+        return self.layernorm2(h + self.ffn(self.dropout2(h, training=training))), weights
+'''),
+    "dropout on the attention weights (MultiHeadAttention(dropout=rate)) instead of its output": _edit(
+        "EncoderLayer", "key_dim=d_model // num_heads)", "key_dim=d_model // num_heads, dropout=dropout_rate)",
+        "x + self.dropout1(attention, training=training)", "x + attention"),
+    "second Dropout with a fixed rate 0.1": _edit("EncoderLayer", "self.dropout2 = layers.Dropout(dropout_rate)",
+                                                  "self.dropout2 = layers.Dropout(0.1)"),
+    "Dropout always on (training=True)": _edit("EncoderLayer", "self.dropout1(attention, training=training)",
+                                               "self.dropout1(attention, training=True)"),
+})
+WRONG["DecoderLayer"].update({
+    "look-ahead mask argument replaced by Keras' causal mask": _edit(
+        "DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,", "self.mha1(y, y, y, use_causal_mask=True,"),
+    "dropout after the residual addition": _dec_call('''
+        a = self.layernorm1(self.dropout1(y + self.mha1(y, y, y, attention_mask=look_ahead_mask), training=training))
+        cross, cross_weights = self.mha2(a, encoded, encoded, attention_mask=padding_mask, return_attention_scores=True)
+        b = self.layernorm2(self.dropout2(a + cross, training=training))
+        return self.layernorm3(self.dropout3(b + self.ffn(b), training=training)), cross_weights
+'''),
+    "third Dropout with a fixed rate 0.1": _edit("DecoderLayer", "self.dropout3 = layers.Dropout(dropout_rate)",
+                                                 "self.dropout3 = layers.Dropout(0.1)"),
+    "Dropout off even in training (training=False)": _edit("DecoderLayer", "self.dropout2(cross, training=training)",
+                                                           "self.dropout2(cross, training=False)"),
+})
+WRONG["Encoder"].update({
+    "dropout_rate not passed to the layers": _edit("Encoder", "EncoderLayer(d_model, num_heads, d_ff, dropout_rate)",
+                                                   "EncoderLayer(d_model, num_heads, d_ff)"),
+    "no dropout after the embedding": _edit("Encoder", "x = self.dropout(x, training=training)", "pass"),
+    "training=False passed to the layers": _edit("Encoder", "layer(x, padding_mask=padding_mask, training=training)",
+                                                 "layer(x, padding_mask=padding_mask, training=False)"),
+})
+WRONG["Decoder"].update({
+    "dropout_rate not passed to the layers": _edit("Decoder", "DecoderLayer(d_model, num_heads, d_ff, dropout_rate)",
+                                                   "DecoderLayer(d_model, num_heads, d_ff)"),
+    "no dropout after the embedding": _edit("Decoder", "y = self.dropout(y, training=training)", "pass"),
+    "training=False passed to the layers": _edit("Decoder", "training=training)  # (batch, Ty, d_model), (batch, heads, Ty, Tx)",
+                                                 "training=False)"),
+})
 _SILENT = """
 class _Silent{kind}({kind}):  # the right sublayers and weights, but outputs zeros
     def call(self, *args, **kwargs):
@@ -325,8 +375,9 @@ class EncoderLayer(layers.Layer):
         "Keras' default LayerNorm epsilon": _edit("EncoderLayer", *["LayerNormalization(epsilon=1e-6)", "LayerNormalization()"] * 2),
     },
     "DecoderLayer": {
-        "causal mask from Keras": _edit("DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,",
-                                        "self.mha1(y, y, y, use_causal_mask=True,"),
+        "Keras' causal mask combined with the given mask": _edit(
+            "DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,",
+            "self.mha1(y, y, y, attention_mask=look_ahead_mask, use_causal_mask=True,"),
         "key given explicitly, ops.add": _dec_call('''
         s = self.mha1(query=y, value=y, key=y, attention_mask=look_ahead_mask, training=training)
         a = self.layernorm1(ops.add(y, self.dropout1(s, training=training)))
