@@ -240,6 +240,14 @@ WRONG = {
         "argmax at position 0 every step": _edit("translate", "logits[:, t].argmax(axis=-1)", "logits[:, 0].argmax(axis=-1)"),
         "returns the start id too": _edit("translate", "return written[:, 1:]", "return written[:, :length]"),
         "argmax over the wrong axis": _edit("translate", "logits[:, t].argmax(axis=-1)", "logits.argmax(axis=1)[:, -1]"),
+        "calls the model with training=True": _edit("translate", "model((source_ids, written), training=False)",
+                                                    "model((source_ids, written), training=True)"),
+        "starts from id 0, not start_id": _edit("translate", "np.full((len(source_ids), 1), start_id,",
+                                                "np.full((len(source_ids), 1), 0,"),
+        "softmax over the batch axis before the argmax": _edit(
+            "translate", "next_ids = logits[:, t].argmax(axis=-1)",
+            "scores = np.exp(logits - logits.max())\n"
+            "        next_ids = (scores / scores.sum(axis=0, keepdims=True))[:, t].argmax(axis=-1)"),
     },
 }
 
