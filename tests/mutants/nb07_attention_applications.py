@@ -63,6 +63,12 @@ WRONG = {
                                                   "        logits, carry, weights = spell_step(",
                                                   "        ids.append(previous)\n        logits, carry, weights = spell_step("),
         "listens without the mask": _edit("transcribe", "key_mask = listen(features, mask)", "key_mask = listen(features, np.ones_like(mask))"),
+        "softmax over the batch axis before the argmax": _edit(
+            "transcribe", 'previous = np.asarray(logits).argmax(axis=-1).astype("int32")',
+            'scores = np.exp(np.asarray(logits))\n'
+            '        previous = (scores / scores.sum(axis=0, keepdims=True)).argmax(axis=-1).astype("int32")'),
+        "starts from <pad> (id 0), not <start>": _edit("transcribe", "np.full(len(features), spoken_digits.START_ID,",
+                                                        "np.full(len(features), 0,"),
     },
     "RegionAttention": {
         "regions flattened column by column": _edit("RegionAttention", _REGIONS,
@@ -86,6 +92,12 @@ WRONG = {
         "always feeds <start>": _edit("caption_images", _ARGMAX, 'choice = np.asarray(logits).argmax(axis=-1).astype("int32")',
                                       "ids.append(previous)", "ids.append(choice)"),
         "maps left flat": _edit("caption_images", "np.asarray(weights).reshape(-1, H, W)", "np.asarray(weights)"),
+        "softmax over the batch axis before the argmax": _edit(
+            "caption_images", 'previous = np.asarray(logits).argmax(axis=-1).astype("int32")',
+            'scores = np.exp(np.asarray(logits))\n'
+            '        previous = (scores / scores.sum(axis=0, keepdims=True)).argmax(axis=-1).astype("int32")'),
+        "starts from <pad> (id 0), not <start>": _edit("caption_images", "np.full(len(images), captioned_scenes.START_ID,",
+                                                        "np.full(len(images), 0,"),
     },
 }
 
