@@ -143,3 +143,9 @@ def test_the_notebooks_claims_about_search_hold(solution, stepper):
     (greedy_faults, _), (faults_3, _), (faults_10, wrong_10) = (search_faults((w, 0.0)) for w in (1, 3, 10))
     assert greedy_faults > faults_3 > faults_10, (greedy_faults, faults_3, faults_10)
     assert faults_10 <= 0.02 * wrong_10, "almost every error left at B = 10 is the model's"
+    wrong_rows_10 = [i for i, (d, t) in enumerate(zip(digits[(10, 0.0)], targets)) if d != t]
+    wrong_digits_10 = np.mean([len(digits[(10, 0.0)][i]) for i in wrong_rows_10])
+    their_references = np.mean([len(targets[i]) for i in wrong_rows_10])
+    assert wrong_digits_10 < their_references - 2, (
+        "section 12: the wrong outputs of B = 10, alpha = 0 are several digits shorter than their references",
+        wrong_digits_10, their_references)
