@@ -98,33 +98,17 @@ class LimitedClientMixin:
         sock.connect(self._make_url(channel))
         return sock
 
-    def _limit(self, channel):
-        channel.limit = int(self.max_message_bytes)
+    def _limited_channel(self, name: str):
+        """jupyter_client's channel `name`, given this client's limit and its name when first made."""
+        made = getattr(self, f"_{name}_channel") is None
+        channel = getattr(super(LimitedClientMixin, self), f"{name}_channel")
+        if made:
+            channel.limit, channel.name = int(self.max_message_bytes), name
         return channel
 
-    @property
-    def iopub_channel(self):
-        made = self._iopub_channel is None
-        channel = super().iopub_channel
-        if made:
-            self._limit(channel).name = "iopub"
-        return channel
-
-    @property
-    def shell_channel(self):
-        made = self._shell_channel is None
-        channel = super().shell_channel
-        if made:
-            self._limit(channel).name = "shell"
-        return channel
-
-    @property
-    def stdin_channel(self):
-        made = self._stdin_channel is None
-        channel = super().stdin_channel
-        if made:
-            self._limit(channel).name = "stdin"
-        return channel
+    iopub_channel = property(lambda self: self._limited_channel("iopub"))
+    shell_channel = property(lambda self: self._limited_channel("shell"))
+    stdin_channel = property(lambda self: self._limited_channel("stdin"))
 
 
 class LimitedKernelClient(LimitedClientMixin, AsyncKernelClient):
