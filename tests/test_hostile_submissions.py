@@ -38,7 +38,7 @@ def graded(tmp_path_factory):
     source = nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4)
     write_all(root / "class", student, source)
     first = {r.student: r for r in grader.run(root / "class", progress=False)}
-    second = {r.student: r for r in grader.run(root / "class", progress=False)}
+    second = {r.student: r for r in grader.run(root / "class", progress=False, regrade=True)}
     assert package_digest() == before, "a submission changed the course package"
     return grader, first, second
 
