@@ -52,7 +52,7 @@ classroom: classroom-deps  ## a local JupyterHub classroom, as root: make classr
 	$(BIN)/python -m classroom $(CLASSROOM_ARGS)
 
 benchmark: install  ## print run and grading times for every notebook
-	$(BIN)/python -m grader.benchmark notebooks && $(BIN)/python -m grader.benchmark grading
+	$(BIN)/python -m course_build.benchmark notebooks && $(BIN)/python -m course_build.benchmark grading
 
 clean:
 	find _grading -mindepth 1 ! -name .gitkeep -delete 2>/dev/null; rm -rf test-artifacts .pytest_cache

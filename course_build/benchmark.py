@@ -1,12 +1,12 @@
 """Benchmarks that print numbers (nothing here asserts a time).
 
-python -m grader.benchmark notebooks          Run All (full, with training); one solved student autograded by
+python -m course_build.benchmark notebooks          Run All (full, with training); one solved student autograded by
                                               stock nbgrader, by `grade` and by `grade --unsafe-no-sandbox`:
                                               the sandbox's cost, and the time test cells take in the grader
-python -m grader.benchmark grading [-n 20]    n simulated students x all assignments: stock sequential
+python -m course_build.benchmark grading [-n 20]    n simulated students x all assignments: stock sequential
                                               `nbgrader autograde` against `grade` with parallel workers,
                                               without feedback (the same work) and with it
-python -m grader.benchmark phases [-n 3]      where the time of `grade` goes, per notebook (n students:
+python -m course_build.benchmark phases [-n 3]      where the time of `grade` goes, per notebook (n students:
                                               solved, partial, blank): kernel start and stop, setup cell,
                                               the other cells in the kernel, test cells in the grader,
                                               nbgrader's bookkeeping, and the feedback page
@@ -242,7 +242,7 @@ def grading_benchmark(names, students: int, workers: int):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m grader.benchmark", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course_build.benchmark", description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["notebooks", "grading", "phases"], nargs="?", default="notebooks")
     parser.add_argument("-a", "--assignment", action="append", default=[], help="only these assignments")
     parser.add_argument("-n", "--students", type=int, default=None, help="default: 20 (grading), 3 (phases)")
