@@ -1,0 +1,174 @@
+"""Notebook 08's shipped models, recorded runs and helpers: the numbers it prints and the README quotes are reproducible,
+and what its prose says about them holds.
+
+The models are the notebook's own (course_build/train_real_translation.py runs its code cells); the module fixture
+runs the notebook as a graded run does (no short training runs, beam search and influence on fewer sentences) and
+the tests compare with the recorded runs and with measurements.json (a full run of the notebook).
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+import sacrebleu
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from attention_course import hsk_sentences  # noqa: E402
+from attention_course.datafiles import verified_path  # noqa: E402
+from attention_course.notebook_functions import functions_from_notebook  # noqa: E402
+from grader.course import SOLUTIONS  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def notebook():
+    """The notebook's names after Run All as graded (training runs skipped, the shipped weights only)."""
+    from course_build.notebook_code import run_notebook
+    return run_notebook("08_real_translation", grading=True)
+
+
+@pytest.fixture(scope="module")
+def measurements():
+    with open(verified_path("real_translation/measurements.json"), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_notebook_01_bleu_equals_sacrebleu_on_chinese_characters():
+    """The notebook puts your notebook 01 BLEU beside sacrebleu's tokenize="zh": on characters they must agree."""
+    functions = functions_from_notebook(SOLUTIONS / "01_encoder_decoder" / "01_encoder_decoder.ipynb",
+                                        ["modified_precision", "bleu"])
+    rng = np.random.default_rng(8)
+    characters = list("我们是一家人老师再见星期有七天好很")
+    for _ in range(20):
+        references = ["".join(rng.choice(characters, size=rng.integers(5, 14))) for _ in range(15)]
+        hypotheses = []  # each reference with a few characters changed, dropped or added (every n-gram order matches)
+        for reference in references:
+            hypothesis = list(reference)
+            for _ in range(rng.integers(1, 4)):
+                position = int(rng.integers(0, len(hypothesis)))
+                change = rng.integers(0, 3)
+                if change == 0:
+                    hypothesis[position] = str(rng.choice(characters))
+                elif change == 1 and len(hypothesis) > 4:
+                    del hypothesis[position]
+                else:
+                    hypothesis.insert(position, str(rng.choice(characters)))
+            hypotheses.append("".join(hypothesis))
+        ours = 100 * functions["bleu"]([list(h) for h in hypotheses], [[list(r)] for r in references])
+        theirs = sacrebleu.corpus_bleu(hypotheses, [references], tokenize="zh").score
+        assert ours == pytest.approx(theirs, abs=1e-6)
+
+
+def test_functions_from_notebook_reports_what_is_missing(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        functions_from_notebook(tmp_path / "none.ipynb", ["bleu"])
+    with pytest.raises(KeyError, match="no_such_cell"):
+        functions_from_notebook(SOLUTIONS / "01_encoder_decoder" / "01_encoder_decoder.ipynb", ["no_such_cell"])
+
+
+def test_the_font_draws_every_character_of_the_sentences():
+    from fontTools.ttLib import TTFont
+    cmap = TTFont(str(verified_path("fonts/attention-course-cjk.otf"))).getBestCmap()
+    missing = {c for p in hsk_sentences.load_pairs().pairs for c in p.characters if ord(c) not in cmap}
+    assert not missing, f"characters the figures cannot draw: {sorted(missing)[:20]}"
+
+
+def test_training_records_match_the_shipped_weights(notebook):
+    nb = notebook
+    for name, model, batch in (("recurrent_translator", nb["recurrent"], nb["recurrent_batch"]),
+                               ("transformer_translator", nb["transformer"], nb["transformer_batch"])):
+        record = nb["load_training_record"](name)
+        assert record["epochs"] == len(record["history"]) and record["seconds"] > 0
+        assert record["parameters"] == model.count_params()
+        assert record["best_epoch"] == max(record["history"], key=lambda row: (row["dev_bleu"], -row["epoch"]))["epoch"]
+        dev = nb["greedy_translate"](batch, model, [p.en_tokens for p in nb["dev_pairs"]])
+        assert nb["corpus_scores"](dev, nb["dev_pairs"])[0] == pytest.approx(record["dev_bleu"], abs=0.01), name
+        test_tokens = [p.en_tokens for p in nb["test_pairs"]]
+        greedy = nb["greedy_translate"](batch, model, test_tokens)
+        bleu, chrf = nb["corpus_scores"](greedy, nb["test_pairs"])
+        assert (round(bleu, 2), round(chrf, 2)) == (record["test"]["greedy"]["BLEU"], record["test"]["greedy"]["chrF"]), name
+
+
+def test_measurements_are_what_the_notebook_computes(notebook, measurements):
+    """The README's numbers come from measurements.json; the graded run computes the same ones it can (all but
+    the beam-search rows, which it runs on fewer sentences)."""
+    nb = notebook
+    for system, value in nb["aer"].items():
+        assert measurements["aer"][system] == pytest.approx(value, abs=1e-3), system
+    for system, row in nb["results"].items():
+        if row["sentences"] == len(nb["test_pairs"]):
+            assert measurements["systems"][system]["BLEU"] == pytest.approx(row["BLEU"], abs=0.01), system
+            assert measurements["systems"][system]["chrF"] == pytest.approx(row["chrF"], abs=0.01), system
+    np.testing.assert_allclose(measurements["transformer_head_aer"], nb["head_aer"], atol=1e-3)
+
+
+def test_the_reference_links_are_consistent(notebook):
+    nb = notebook
+    for (sure, possible), p in zip(nb["references"], nb["test_pairs"]):
+        assert sure <= possible
+        assert all(0 <= i < len(p.words) and 0 <= j < len(p.en_tokens) for i, j in possible)
+
+
+def test_ibm_model_1_aligns_better_than_the_baselines(notebook):
+    aer = notebook["aer"]
+    assert aer["IBM Model 1 (Viterbi)"] < aer["diagonal (same word order)"] < aer["random English token"]
+    log_likelihoods = notebook["log_likelihoods"]
+    assert all(b > a for a, b in zip(log_likelihoods, log_likelihoods[1:])), "EM must raise the likelihood"
+
+
+def test_attention_maps_are_distributions_over_real_tokens(notebook):
+    nb = notebook
+    for maps in (nb["recurrent_maps"], nb["transformer_maps"]):
+        np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-4)
+    lengths = np.array([len(p.en_tokens) for p in nb["test_pairs"]])
+    padded = np.arange(nb["SOURCE_LENGTH"])[None, :] >= lengths[:, None]  # (n, T_x)
+    assert np.abs(nb["recurrent_maps"] * padded[:, None, :]).max() < 1e-6
+    assert np.abs(nb["transformer_maps"] * padded[:, None, None, None, :]).max() < 1e-6
+
+
+def test_what_the_prose_says_about_translation_holds(notebook, measurements):
+    """Section 9's notes: neural models beat word by word on BLEU, are about level with IBM Model 1's word-by-word
+    output on chrF, beam search helps both, and the recurrent model beats the Transformer on this little data."""
+    systems = measurements["systems"]
+    records = {name: notebook["load_training_record"](name) for name in ("recurrent_translator", "transformer_translator")}
+    word_by_word = systems["word by word: IBM Model 1"]
+    for name, record in records.items():
+        greedy, beam = record["test"]["greedy"], record["test"]["beam"]
+        assert beam["BLEU"] > greedy["BLEU"], f"{name}: beam search does not raise BLEU"
+        assert greedy["BLEU"] > word_by_word["BLEU"] > systems["word by word: gloss dictionary"]["BLEU"]
+        assert abs(greedy["chrF"] - word_by_word["chrF"]) < 1.0, f"{name}: chrF no longer level with word by word"
+    for sentences in ("greedy", "beam"):
+        assert (records["recurrent_translator"]["test"][sentences]["BLEU"]
+                > records["transformer_translator"]["test"][sentences]["BLEU"])
+    assert systems["recurrent + attention, beam (first 100)"]["BLEU"] > systems["recurrent + attention, greedy (first 100)"]["BLEU"]
+    assert systems["Transformer, beam (first 100)"]["BLEU"] > systems["Transformer, greedy (first 100)"]["BLEU"]
+
+
+def test_what_the_prose_says_about_alignment_holds(measurements):
+    """Section 11's notes: IBM Model 1 < recurrent attention < every Transformer variant < the diagonal; averaging a
+    layer's heads beats its best single head; layer 2 aligns better than layer 1."""
+    aer, heads = measurements["aer"], np.array(measurements["transformer_head_aer"])
+    transformer = [v for k, v in aer.items() if k.startswith("Transformer")] + heads.ravel().tolist()
+    assert aer["IBM Model 1 (Viterbi)"] < aer["recurrent attention (argmax)"] < min(transformer)
+    assert max(transformer) < aer["diagonal (same word order)"] < aer["random English token"]
+    assert aer["Transformer layer 2, heads averaged"] < heads.min() and aer["Transformer layer 2, heads averaged"] < aer[
+        "Transformer layer 1, heads averaged"]
+
+
+def test_what_the_prose_says_about_influence_holds(measurements):
+    """Section 12's notes: positive but weak correlation (median below 0.5), and for most characters the most
+    attended token is not the most influential; the Transformer's correlation differs from the recurrent model's."""
+    for name, row in measurements["influence"].items():
+        assert 0.0 < row["median_spearman"] < 0.5, name
+        assert row["top_agreement"] < 0.5, name
+    assert measurements["influence"]["recurrent"]["median_spearman"] != measurements["influence"]["Transformer"]["median_spearman"]
+
+
+def test_what_the_prose_says_about_the_maps_holds(notebook):
+    nb = notebook
+    assert nb["recurrent_peak"] > 0.8 > nb["peaks"].max(), "the recurrent model is more decided than every head"
+    assert all(t not in nb["source_vocab"] for t in hsk_sentences.english_tokens("Tom chase Jerry"))
+    written = nb["recurrent_greedy"][2]
+    week = nb["shown"].en_tokens.index("week")
+    assert nb["weights_shown"][0, :len(nb["shown"].en_tokens)].argmax() == week, "the first character reads 'week'"
+    assert written.startswith("周期"), written
