@@ -26,6 +26,8 @@ Stable API (notebook 08 and grader/train_real_translation.py rely on it):
 - ``gloss_training_pairs(pairs)`` -> list of (english tokens, chinese words): one per (word, sense).
 - ``gloss_dictionary(pairs)`` -> {english word: chinese word} and ``word_by_word(tokens, dictionary)``:
   the word-by-word baseline translation built from the glosses.
+- ``checked_links()``: a hand check of 60 sure reference links of the test split (which are right), from
+  datasets/real_translation/checked_links.json (checksum verified).
 """
 import hashlib
 import json
@@ -309,3 +311,15 @@ def word_by_word(tokens, dictionary) -> list:
     """The word-by-word translation of English tokens: each token the dictionary knows becomes its Chinese
     word, in the English order; the others (function words, punctuation, unknown words) are left out."""
     return [dictionary[token] for token in tokens if token in dictionary and token not in GLOSS_STOPWORDS]
+
+
+CHECKED_LINKS = "real_translation/checked_links.json"
+
+
+def checked_links() -> list:
+    """The hand-checked sample of sure gloss links: dicts with id, chinese_word, english_token, link, right (bool)
+    and, for a wrong link, a note."""
+    from attention_course.datafiles import verified_path
+
+    with open(verified_path(CHECKED_LINKS), encoding="utf-8") as handle:
+        return json.load(handle)["links"]

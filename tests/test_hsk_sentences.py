@@ -136,3 +136,13 @@ def test_a_changed_file_is_refused(monkeypatch):
     monkeypatch.setattr(H, "data_path", lambda: Changed())
     with pytest.raises(ValueError, match="checksum"):
         H.read_records()
+
+
+def test_the_hand_checked_links_are_the_seeded_sample_of_the_test_references(splits):
+    test = splits["test"]
+    links = [(k, i, j) for k, p in enumerate(test) for i, j in sorted(H.gloss_links(p)[0])]
+    drawn = sorted(np.random.default_rng(8).choice(len(links), 60, replace=False))
+    checked = H.checked_links()
+    assert [(test[links[x][0]].id, links[x][1], links[x][2]) for x in drawn] == [
+        (c["id"], c["chinese_word"], c["english_token"]) for c in checked]
+    assert all(isinstance(c["right"], bool) and (c["right"] or c["note"]) for c in checked)
