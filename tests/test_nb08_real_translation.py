@@ -172,3 +172,10 @@ def test_what_the_prose_says_about_the_maps_holds(notebook):
     week = nb["shown"].en_tokens.index("week")
     assert nb["weights_shown"][0, :len(nb["shown"].en_tokens)].argmax() == week, "the first character reads 'week'"
     assert written.startswith("周期"), written
+
+
+def test_what_the_prose_says_about_the_cat_and_the_mouse_holds(notebook):
+    """After "Tom chase Jerry": the last sentence of that loop is the cat chasing the mouse."""
+    recurrent_zh, transformer_zh = notebook["recurrent_zh"], notebook["transformer_zh"]
+    assert recurrent_zh.startswith("猫") and transformer_zh.startswith("猫"), (recurrent_zh, transformer_zh)
+    assert "追" in transformer_zh and "鼠标" in recurrent_zh, (recurrent_zh, transformer_zh)
