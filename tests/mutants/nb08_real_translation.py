@@ -115,6 +115,7 @@ WRONG = {
             "removal_effects", "variants[np.arange(1, len(real) + 1), real] = replacement_id",
             "for k, i in enumerate(real, start=1):\n"
             "        variants[k] = np.concatenate([np.delete(source_ids, i), [PAD_ID]])"),
+        "always <unk>, whatever replacement_id is": _edit("removal_effects", "real] = replacement_id", "real] = UNK_ID"),
         "the change of the most probable output only": _edit(
             "removal_effects", _EFFECTS,
             "top = probabilities[0].argmax(axis=-1)\n"
