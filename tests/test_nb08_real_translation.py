@@ -73,6 +73,7 @@ def test_the_font_draws_every_character_of_the_sentences():
     assert not missing, f"characters the figures cannot draw: {sorted(missing)[:20]}"
 
 
+@pytest.mark.slow
 def test_training_records_match_the_shipped_weights(notebook):
     nb = notebook
     for name, model, batch in (("recurrent_translator", nb["recurrent"], nb["recurrent_batch"]),
@@ -89,6 +90,7 @@ def test_training_records_match_the_shipped_weights(notebook):
         assert (round(bleu, 2), round(chrf, 2)) == (record["test"]["greedy"]["BLEU"], record["test"]["greedy"]["chrF"]), name
 
 
+@pytest.mark.slow
 def test_measurements_are_what_the_notebook_computes(notebook, measurements):
     """The README's numbers come from measurements.json; the graded run computes the same ones it can (all but
     the beam-search rows, which it runs on fewer sentences)."""
@@ -102,6 +104,7 @@ def test_measurements_are_what_the_notebook_computes(notebook, measurements):
     np.testing.assert_allclose(measurements["transformer_head_aer"], nb["head_aer"], atol=1e-3)
 
 
+@pytest.mark.slow
 def test_the_reference_links_are_consistent(notebook):
     nb = notebook
     for (sure, possible), p in zip(nb["references"], nb["test_pairs"]):
@@ -109,6 +112,7 @@ def test_the_reference_links_are_consistent(notebook):
         assert all(0 <= i < len(p.words) and 0 <= j < len(p.en_tokens) for i, j in possible)
 
 
+@pytest.mark.slow
 def test_ibm_model_1_aligns_better_than_the_baselines(notebook):
     aer = notebook["aer"]
     assert aer["IBM Model 1 (Viterbi)"] < aer["diagonal (same word order)"] < aer["random English token"]
@@ -116,6 +120,7 @@ def test_ibm_model_1_aligns_better_than_the_baselines(notebook):
     assert all(b > a for a, b in zip(log_likelihoods, log_likelihoods[1:])), "EM must raise the likelihood"
 
 
+@pytest.mark.slow
 def test_attention_maps_are_distributions_over_real_tokens(notebook):
     nb = notebook
     for maps in (nb["recurrent_maps"], nb["transformer_maps"]):
@@ -126,6 +131,7 @@ def test_attention_maps_are_distributions_over_real_tokens(notebook):
     assert np.abs(nb["transformer_maps"] * padded[:, None, None, None, :]).max() < 1e-6
 
 
+@pytest.mark.slow
 def test_what_the_prose_says_about_translation_holds(notebook, measurements):
     """Section 9's notes: neural models beat word by word on BLEU, are about level with IBM Model 1's word-by-word
     output on chrF, beam search helps both, and the recurrent model beats the Transformer on this little data."""
@@ -164,6 +170,7 @@ def test_what_the_prose_says_about_influence_holds(measurements):
     assert measurements["influence"]["recurrent"]["median_spearman"] != measurements["influence"]["Transformer"]["median_spearman"]
 
 
+@pytest.mark.slow
 def test_what_the_prose_says_about_the_maps_holds(notebook):
     nb = notebook
     assert nb["recurrent_peak"] > 0.8 > nb["peaks"].max(), "the recurrent model is more decided than every head"
@@ -174,6 +181,7 @@ def test_what_the_prose_says_about_the_maps_holds(notebook):
     assert written.startswith("周期"), written
 
 
+@pytest.mark.slow
 def test_what_the_prose_says_about_the_cat_and_the_mouse_holds(notebook):
     """After "Tom chase Jerry": the last sentence of that loop is the cat chasing the mouse."""
     recurrent_zh, transformer_zh = notebook["recurrent_zh"], notebook["transformer_zh"]
