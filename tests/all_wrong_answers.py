@@ -8,6 +8,7 @@ that gives it a point checks shapes or properties only, not values.
 ANSWERS = {assignment: {grade_id: code}}; each code replaces the whole answer cell.
 """
 from tests.course_files import answer_editor
+from tests.mutants.nb05_attention_in_models import _POOL_HEAD
 
 
 ANSWERS = {
@@ -114,20 +115,10 @@ def string_to_int(string, length, vocab):
 def one_step_attention(a, s_prev):
     return a[:, :1, :] * 0.0  # (m, 1, 2*n_a) of zeros
 ''',
-        "modelf": '''
-def modelf(Tx, Ty, n_a, n_s, human_vocab_size, machine_vocab_size):
-    X = Input(shape=(Tx, human_vocab_size))
-    s0 = Input(shape=(n_s,), name="s0")
-    c0 = Input(shape=(n_s,), name="c0")
-    s, c = s0, c0
-    outputs = []
-    a = Bidirectional(LSTM(n_a, return_sequences=True))(X * 0.0)  # the dates never reach the model
-    for _ in range(Ty):
-        context = one_step_attention(a, s)
-        _, s, c = post_activation_LSTM_cell(context, initial_state=[s, c])
-        outputs.append(output_layer(s))
-    return Model(inputs=[X, s0, c0], outputs=outputs)
-''',
+        # The notebook's own model, with the dates never reaching it.
+        "modelf": answer_editor("03_date_translation")(
+            "modelf", "a = Bidirectional(LSTM(n_a, return_sequences=True))(X)",
+            "a = Bidirectional(LSTM(n_a, return_sequences=True))(X * 0.0)"),
         "compile_model": '''
 def compile_model(model):
     model.compile(optimizer="sgd", loss="mse")
@@ -169,26 +160,7 @@ def look_ahead_mask(T):
 ''',
     },
     "05_attention_in_models": {
-        "AttentionPooling": '''
-class AttentionPooling(layers.Layer):
-    def __init__(self, units=16, **kwargs):
-        super().__init__(**kwargs)
-        self.units = units
-        self.supports_masking = True
-
-    def build(self, input_shape):
-        d = input_shape[-1]
-        self.W = self.add_weight(name="W", shape=(d, self.units), initializer="glorot_uniform")
-        self.b = self.add_weight(name="b", shape=(self.units,), initializer="zeros")
-        self.v = self.add_weight(name="v", shape=(self.units,), initializer="glorot_uniform")
-
-    def compute_mask(self, inputs, mask=None):
-        return None
-
-    def get_config(self):
-        return {**super().get_config(), "units": self.units}
-
-    def call(self, h, mask=None, return_weights=False):
+        "AttentionPooling": _POOL_HEAD + '''\
         context = ops.sum(h, axis=-2) * 0.0  # (..., d) of zeros
         weights = ops.sum(h, axis=-1) * 0.0  # (..., T) of zeros
         return (context, weights) if return_weights else context
