@@ -389,6 +389,15 @@ WRONG.update({
         "worst_first": _changed(_BEAM, "key=lambda pair: -pair[1])", "key=lambda pair: pair[1])"),
         "ignores_alpha": _changed(_BEAM, "length_normalized_score(total, len(ids), alpha)", "total"),
         "one_step_too_many": _changed(_BEAM, "for _ in range(max_len):", "for _ in range(max_len + 1):"),
+        # The other beam convention: finished hypotheses do not use up slots; B live ones are kept each step.
+        "finished_hypotheses_free_their_slots": _changed(
+            _BEAM, "best = np.argsort(-totals, axis=None, kind=\"stable\")[:beam_width]",
+            "order = np.argsort(-totals, axis=None, kind=\"stable\")\n"
+            "        ends = np.unravel_index(order, totals.shape)[1] == end_id\n"
+            "        best = order[:np.searchsorted(np.cumsum(~ends), beam_width) + 1]"),
+        "end_id_taken_as_the_last_id": _changed(_BEAM, "            if token == end_id:",
+                                                "            if token == totals.shape[1] - 1:"),
+        "starts_from_token_0": _changed(_BEAM, "ids[-1] if ids else start_id", "ids[-1] if ids else 0"),
     },
     "modified_precision": {
         "no_clipping": _changed(_PRECISION, "matches += sum(min(count, most_in_a_reference[gram]) for gram, count in counts.items())",
@@ -411,6 +420,9 @@ WRONG.update({
             "total += sum(len(r) - n + 1 for r in candidate_references[:1] if len(r) >= n)"),
         "first_reference_only": _changed(_PRECISION, "for reference in candidate_references:",
                                          "for reference in candidate_references[:1]:"),
+        "ngrams_compared_as_joined_text": _changed(_changed(
+            _PRECISION, "Counter(tuple(candidate[i:i + n])", "Counter(\"\".join(candidate[i:i + n])"),
+            "Counter(tuple(reference[i:i + n])", "Counter(\"\".join(reference[i:i + n])"),
     },
     "bleu": {
         "no_brevity_penalty": _changed(_BLEU, "brevity_penalty = 1.0 if c > r else np.exp(1 - r / c)", "brevity_penalty = 1.0"),
@@ -433,6 +445,12 @@ WRONG.update({
     return float(np.mean([one(c, refs) for c, refs in zip(candidates, references)]))
 ''',
         "always_four_orders": _changed(_BLEU, "for n in range(1, max_n + 1):", "for n in range(1, 5):"),
+        "first_listed_reference_on_a_tie": _changed(
+            _BLEU, "key=lambda length: (abs(length - len(candidate)), length))",
+            "key=lambda length: abs(length - len(candidate)))"),
+        "longer_reference_on_a_tie": _changed(
+            _BLEU, "key=lambda length: (abs(length - len(candidate)), length))",
+            "key=lambda length: (abs(length - len(candidate)), -length))"),
     },
     "sequence_log_probability": {
         "feeds_the_start_token_every_step": _changed(_SEQUENCE, "        previous = token\n", ""),
@@ -449,6 +467,8 @@ WRONG.update({
         "counts_right_outputs_too": _changed(_BLAME, "        if list(reference) != list(output):\n            counts",
                                              "        if True:\n            counts"),
         "ties_go_to_the_search": _changed(_BLAME, "reference_score > output_score", "reference_score >= output_score"),
+        "outputs_compared_as_joined_text": _changed(_BLAME, "if list(reference) != list(output):",
+                                                    "if \"\".join(map(str, reference)) != \"\".join(map(str, output)):"),
     },
 })
 
