@@ -8,22 +8,31 @@ everything in an autograded notebook came from the student or the student's kern
   sanitised HTML (bleach, an allow-list of tags and attributes), outputs as text, validated PNG/JPEG
   and sanitised HTML (anything else is left out with a note), nbgrader's validated cell metadata only,
   fresh cell ids and fixed Python notebook metadata.
-- CheckedHTMLExporter: generate_feedback's exporter. Each page it renders is parsed; a page holding a
-  script its template does not emit, an on* attribute, a javascript: URL or an iframe-like element is
+- CheckedHTMLExporter: generate_feedback's exporter. Each page it renders is parsed once and written
+  again from what the parser read (text and attribute values escaped, comments dropped); a page holding
+  a script its template does not emit, an on* attribute, a javascript: URL or an iframe-like element is
   replaced by a plain page saying the feedback could not be shown safely.
+
+A class's pages repeat the same prose and code: the markdown, HTML and highlighting of a text are kept
+(bounded caches, pure functions of the text), so the students after the first cost little.
 """
 import base64
 import binascii
 import copy
+import functools
 import html
+import json
 import math
 import re
 from html.parser import HTMLParser
 
 import bleach
+import jinja2
 import nbformat
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 TAGS = frozenset({
@@ -44,6 +53,8 @@ NUMBER = re.compile(r"[0-9]{1,5}")
 GRADE_ID = re.compile(r"[A-Za-z0-9_-]+")  # what nbgrader itself accepts
 MIMETYPE = re.compile(r"[\w.+-]{1,60}/[\w.+-]{1,60}")
 URL_NOISE = re.compile(r"[\x00-\x20\x7f-\xa0]+")  # browsers ignore these in a URL's scheme
+CACHED_TEXT = 200_000  # characters: longer texts (a student's, seen once) are not kept
+CACHED_TEXTS = 4096  # per cache: the prose and code of a few assignments
 
 SAFE_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
@@ -91,12 +102,33 @@ def _allowed_attribute(tag: str, name: str, value: str) -> bool:
 CLEANER = bleach.Cleaner(tags=TAGS, attributes=_allowed_attribute, protocols=PROTOCOLS, strip=False)
 
 
+def kept_for_its_text(function):
+    """`function` of one string, remembered for the texts a class shares (a bounded cache)."""
+    cached = functools.lru_cache(maxsize=CACHED_TEXTS)(function)
+
+    @functools.wraps(function)
+    def call(text: str) -> str:
+        return cached(text) if len(text) <= CACHED_TEXT else function(text)
+    call.cache_clear, call.cache_info = cached.cache_clear, cached.cache_info
+    return call
+
+
+@kept_for_its_text
 def clean_html(fragment: str) -> str:
     return CLEANER.clean(fragment)
 
 
 def markdown_html(source: str, attachments: dict = None) -> str:
     """Markdown rendered by nbconvert's renderer, then sanitised."""
+    return _render_markdown(source, attachments) if attachments else _markdown_html(source)
+
+
+@kept_for_its_text
+def _markdown_html(source: str) -> str:
+    return _render_markdown(source, None)
+
+
+def _render_markdown(source: str, attachments) -> str:
     renderer = IPythonRenderer(escape=False, exclude_anchor_links=True, attachments=attachments or {})
     try:
         rendered = MarkdownWithMath(renderer=renderer).render(source)
@@ -125,8 +157,21 @@ def safe_attachments(attachments) -> dict:
     return kept
 
 
+def _output(kind: str, **fields):
+    """An output as nbformat.v4.new_output makes it, without its schema check per output (every field is
+    built here; tests/test_sanitise_feedback.py validates whole notebooks)."""
+    if kind in ("display_data", "execute_result"):
+        fields.setdefault("metadata", {})
+    return nbformat.from_dict({"output_type": kind, **fields})
+
+
+def _cell(kind: str, source: str, metadata: dict, **fields):
+    """A cell as nbformat.v4.new_*_cell makes it, without the schema check (as _output)."""
+    return nbformat.from_dict({"cell_type": kind, "metadata": metadata, "source": source, **fields})
+
+
 def _note(what: str):
-    return nbformat.v4.new_output("display_data", data={"text/plain": f"[{what} not shown in the feedback]"})
+    return _output("display_data", data={"text/plain": f"[{what} not shown in the feedback]"})
 
 
 def _mimetype_name(mimetype) -> str:
@@ -180,10 +225,10 @@ def safe_outputs(outputs) -> list:
         kind = output.get("output_type") if isinstance(output, dict) else None
         if kind == "stream":
             name = "stderr" if output.get("name") == "stderr" else "stdout"
-            kept.append(nbformat.v4.new_output("stream", name=name, text=as_text(output.get("text"))))
+            kept.append(_output("stream", name=name, text=as_text(output.get("text"))))
         elif kind == "error":
             traceback = output.get("traceback")
-            kept.append(nbformat.v4.new_output(
+            kept.append(_output(
                 "error", ename=as_text(output.get("ename")), evalue=as_text(output.get("evalue")),
                 traceback=[as_text(line) for line in traceback] if isinstance(traceback, list) else []))
         elif kind in ("execute_result", "display_data"):
@@ -192,7 +237,7 @@ def safe_outputs(outputs) -> list:
                 extra = {"execution_count": execution_count(output.get("execution_count"))} \
                     if kind == "execute_result" else {}
                 metadata = safe_image_metadata(output.get("metadata"), data)
-                kept.append(nbformat.v4.new_output(kind, data=data, metadata=metadata, **extra))
+                kept.append(_output(kind, data=data, metadata=metadata, **extra))
             if dropped:
                 kept.append(_note("output of type " + ", ".join(sorted(set(dropped)))))
         else:
@@ -226,15 +271,14 @@ def safe_cell(cell, index: int):
     metadata = {"nbgrader": nbgrader} if nbgrader else {}
     source = as_text(cell.get("source"))
     if cell.get("cell_type") == "code":
-        safe = nbformat.v4.new_code_cell(source, metadata=metadata,
-                                         outputs=safe_outputs(cell.get("outputs")),
-                                         execution_count=execution_count(cell.get("execution_count")))
+        safe = _cell("code", source, metadata, outputs=safe_outputs(cell.get("outputs")),
+                     execution_count=execution_count(cell.get("execution_count")))
     elif cell.get("cell_type") == "markdown":
         shown = markdown_html(source, safe_attachments(cell.get("attachments")))
-        safe = nbformat.v4.new_markdown_cell(html_block(shown), metadata=metadata)
+        safe = _cell("markdown", html_block(shown), metadata)
     else:  # raw and unknown cells: their text, escaped
         shown = f"<pre>{html.escape(source)}</pre>"
-        safe = nbformat.v4.new_markdown_cell(html_block(shown), metadata=metadata)
+        safe = _cell("markdown", html_block(shown), metadata)
     safe.id = f"cell-{index}"
     return safe
 
@@ -255,35 +299,77 @@ URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href",
                             "poster", "cite", "codebase"})
 
 
+VOID_ELEMENTS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+                           "source", "track", "wbr"})
+ELEMENT_NAME = re.compile(r"[a-z][a-z0-9-]*")  # html.parser gives names in lower case
+ATTRIBUTE_NAME = re.compile(r"[a-z_:][a-z0-9_:.-]*")
+IMAGE_ALT = "A figure from the notebook"  # what nbconvert's own pass would add: no image without alt text
+
+
 class _PageScan(HTMLParser):
-    """The scripts of a page, and what in it could run code or take the page elsewhere."""
+    """The scripts of a page, what in it could run code or take the page elsewhere, and the page written
+    again from what this parser read: text and attribute values escaped, comments, processing instructions
+    and odd declarations dropped, every image with alt text. The browser is given that page, so whatever
+    html.parser and a browser would read differently never reaches the browser unscanned."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.scripts, self.problems, self._script = [], [], None
+        self.scripts, self.problems, self._script, self.written = [], [], None, []
 
     def handle_starttag(self, tag, attrs):
         self._check(tag, attrs)
+        self._write_start(tag, attrs, closed=False)
         if tag == "script":
             self._script = (tuple(sorted((name, value or "") for name, value in attrs)), [])
 
     def handle_startendtag(self, tag, attrs):
         self._check(tag, attrs)
+        self._write_start(tag, attrs, closed=True)
         if tag == "script":  # a browser opens a script at <script/>; html.parser does not
             self.problems.append("a self-closed <script/>")
 
     def handle_data(self, data):
         if self._script:
             self._script[1].append(data)
+        # Inside <script> and <style> html.parser keeps the text as it is, as a browser does.
+        self.written.append(data if self.cdata_elem else html.escape(data, quote=False))
 
     def handle_endtag(self, tag):
+        self._end_script(tag)
+        if ELEMENT_NAME.fullmatch(tag) and tag not in VOID_ELEMENTS:
+            self.written.append(f"</{tag}>")
+
+    def _end_script(self, tag):
         if tag == "script" and self._script:
             self.scripts.append((self._script[0], "".join(self._script[1])))
             self._script = None
 
+    def handle_decl(self, decl):
+        if decl.lower() == "doctype html":
+            self.written.append("<!DOCTYPE html>")
+
     def close(self):
         super().close()
-        self.handle_endtag("script")  # a script left open at the end of the page still counts
+        self._end_script("script")  # a script left open at the end of the page still counts
+
+    def page(self) -> str:
+        return "".join(self.written)
+
+    def _write_start(self, tag, attrs, closed: bool):
+        if not ELEMENT_NAME.fullmatch(tag):
+            self.problems.append(f"an element named {tag[:20]!r}")
+            return
+        parts = [tag]
+        for name, value in attrs:
+            if not ATTRIBUTE_NAME.fullmatch(name):
+                self.problems.append(f"an attribute named {name[:20]!r} on <{tag}>")
+            elif value is None:
+                parts.append(name)
+            else:
+                parts.append(f'{name}="{html.escape(value)}"')
+        if tag == "img" and not any(name == "alt" for name, _ in attrs):
+            parts.append(f'alt="{IMAGE_ALT}"')
+        self.written.append(f"<{' '.join(parts)}>" + (f"</{tag}>" if closed and tag not in VOID_ELEMENTS else ""))
 
     def _check(self, tag, attrs):
         if tag in FORBIDDEN_ELEMENTS:
@@ -307,15 +393,19 @@ def scan_page(page: str) -> _PageScan:
     return scan
 
 
+def checked_page(page: str, template_scripts: frozenset) -> tuple:
+    """(`page` as written again by the scan, what in it could run code or navigate beyond the scripts of
+    `template_scripts`)."""
+    scan = scan_page(page)
+    extra = [script for script in scan.scripts if script not in template_scripts]
+    problems = scan.problems + ([f"{len(extra)} <script> element(s) the template does not emit"] if extra else [])
+    return scan.page(), problems
+
+
 def page_problems(page: str, template_page: str) -> list:
     """What in `page` could run code or navigate, beyond the scripts `template_page` (the same template
     rendered for an empty notebook) has."""
-    template_scripts = set(scan_page(template_page).scripts)
-    scan = scan_page(page)
-    extra = [script for script in scan.scripts if script not in template_scripts]
-    if extra:
-        return scan.problems + [f"{len(extra)} <script> element(s) the template does not emit"]
-    return scan.problems
+    return checked_page(page, frozenset(scan_page(template_page).scripts))[1]
 
 
 def refusal_page(info: dict) -> str:
@@ -330,20 +420,84 @@ def refusal_page(info: dict) -> str:
             "Ask your instructor for it.</p>\n</body>\n</html>\n")
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates kept in memory: each feedback page has a new exporter, whose templates
+    would otherwise be compiled again (Jinja checks each template's source against what it keeps)."""
+
+    def __init__(self):
+        self.compiled = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = _CompiledTemplates()
+
+
+class _KeptHighlight:
+    """A highlight_code filter that keeps what it made for the code cells a class shares."""
+
+    def __init__(self, highlight):
+        self.highlight = highlight
+        self.kept = functools.lru_cache(maxsize=CACHED_TEXTS)(self._made)
+
+    def _made(self, source, language, metadata_json):
+        return self.highlight(source, language, json.loads(metadata_json))
+
+    def __call__(self, source, language=None, metadata=None):
+        if len(source) > CACHED_TEXT:
+            return self.highlight(source, language, metadata)
+        return self.kept(source, language, json.dumps(metadata or {}, sort_keys=True, default=str))
+
+
+_HIGHLIGHTS = {}  # (lexer, formatter options) -> _KeptHighlight, for every exporter of the process
+_TEMPLATE_SCRIPTS = {}  # the template's page for an empty notebook -> its scripts
+
+
 class CheckedHTMLExporter(HTMLExporter):
-    """HTMLExporter whose pages carry only the template's own scripts (see page_problems); any other page is
-    replaced by refusal_page and logged. generate_feedback writes what this returns."""
+    """HTMLExporter whose pages carry only the template's own scripts (see checked_page); any other page is
+    replaced by refusal_page and logged. generate_feedback writes what this returns: the page as the scan
+    wrote it again, which takes the place of HTMLExporter's BeautifulSoup pass (alt text on images)."""
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = COMPILED_TEMPLATES
+        return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
         # HTMLExporter picks the code's lexer from language_info before any preprocessor runs.
         nb = copy.deepcopy(nb)
         nb.metadata["language_info"] = nbformat.from_dict(SAFE_METADATA["language_info"])
-        page, resources = super().from_notebook_node(nb, resources, **kw)
-        template_page = self.template.render(nb=nbformat.v4.new_notebook(), resources=resources)
-        problems = page_problems(page, template_page)
+        # What HTMLExporter.from_notebook_node does before rendering; its parse of the page afterwards is
+        # the scan's (one parse a page instead of three).
+        lexer = SAFE_METADATA["language_info"]["pygments_lexer"]
+        highlight = self.filters.get("highlight_code") or Highlight2HTML(pygments_lexer=lexer, parent=self)
+        if isinstance(highlight, Highlight2HTML):
+            key = (highlight.pygments_lexer, repr(sorted(highlight.extra_formatter_options.items())))
+            highlight = _HIGHLIGHTS.setdefault(key, _KeptHighlight(highlight))
+        resources = self._init_resources(resources)
+        self.register_filter("highlight_code", highlight)
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+        page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        page, problems = checked_page(page, self._template_scripts(resources))
         if problems:
             info = resources.get("nbgrader", {})
             self.log.error("Feedback for %s on %s replaced by a plain page: it had %s", info.get("student"),
                            info.get("notebook"), "; ".join(problems[:5]))
             page = refusal_page(info)
         return page, resources
+
+    def _template_scripts(self, resources) -> frozenset:
+        """The scripts of this template's page for an empty notebook (kept per page text: the same for a
+        whole class)."""
+        template_page = self.template.render(nb=nbformat.v4.new_notebook(), resources=resources)
+        if template_page not in _TEMPLATE_SCRIPTS:
+            if len(_TEMPLATE_SCRIPTS) > 16:
+                _TEMPLATE_SCRIPTS.clear()
+            _TEMPLATE_SCRIPTS[template_page] = frozenset(scan_page(template_page).scripts)
+        return _TEMPLATE_SCRIPTS[template_page]

@@ -19,7 +19,8 @@ from nbgrader.server_extensions.formgrader import handlers
 
 from grader.course import course_config
 from grader.preprocessors import HideHiddenTests
-from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback, page_problems
+from grader import sanitise_feedback
+from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback, checked_page, page_problems
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
@@ -284,3 +285,66 @@ def test_the_formgraders_submission_view_is_sanitised_too(png):
     assert page_problems(page, empty) == page_problems(empty, empty)  # the template's own onclick="..."
     assert "alert(" not in "".join(text for _, text in Page(page).scripts)
     assert "My answer is readable" in Page(page).all_text()
+
+
+def test_the_sanitised_notebook_is_valid_nbformat(png):
+    """The sanitiser builds cells and outputs itself, without nbformat's check per cell: the whole notebook
+    must still be valid."""
+    nb, _ = SanitiseFeedback().preprocess(off_schema(hostile_notebook(png)), {})
+    nbformat.validate(nb)
+
+
+@pytest.mark.parametrize("injected, problem", [
+    ("<!-- a --!><script>alert(1)</script> -->", ""),  # a browser ends the comment at --!>; html.parser does not
+    ('<p title="</noscript><img src=x onerror=alert(1)>">x</p>', ""),
+    ("<xmp><p title='</xmp><script>alert(1)</script>'></xmp>", ""),
+    ('<p "onclick=alert(1)>x</p>', "attribute named"),
+    ("<?php echo 1 ?><!ENTITY x 'y'>", ""),
+])
+def test_the_page_the_browser_gets_is_what_the_scan_read(rendered, injected, problem):
+    """The browser is given the page as the scan's parser read it: comments and processing instructions
+    dropped, text and attribute values escaped. Nothing the scan read as text or as an attribute value can
+    become markup in a browser, and an odd attribute name is a problem."""
+    page, empty = rendered
+    template_scripts = frozenset(sanitise_feedback.scan_page(empty).scripts)
+    written, problems = checked_page(page.replace("My answer is readable", "My answer " + injected),
+                                     template_scripts)
+    if problem:
+        assert any(problem in found for found in problems), problems
+        return
+    assert problems == []
+    again, problems_again = checked_page(written, template_scripts)
+    assert problems_again == [] and again == written  # writing it again is a fixed point
+    assert "<!--" not in written and "<?" not in written and "<!ENTITY" not in written
+    assert "alert(1)" not in "".join(text for _, text in Page(written).scripts)
+    assert not [attrs for tag, attrs in Page(written).elements if tag == "img" and "onerror" in attrs]
+
+
+def test_every_image_gets_alt_text_as_nbconvert_would_give_it(rendered):
+    page, _ = rendered
+    images = Page(page).images()
+    assert images and all(attrs.get("alt") for attrs in images)
+
+
+def test_pages_rendered_from_the_caches_equal_pages_rendered_afresh(png):
+    """A class's pages share prose and code, kept between pages: a second page, and a page rendered with
+    every cache emptied, are the same page."""
+    exporter = feedback_exporter(course_config())
+    first, _ = exporter.from_notebook_node(off_schema(hostile_notebook(png)), resources=RESOURCES)
+    second, _ = feedback_exporter(course_config()).from_notebook_node(off_schema(hostile_notebook(png)),
+                                                                      resources=RESOURCES)
+    for cache in (sanitise_feedback._markdown_html, sanitise_feedback.clean_html):
+        cache.cache_clear()
+    sanitise_feedback._HIGHLIGHTS.clear()
+    sanitise_feedback._TEMPLATE_SCRIPTS.clear()
+    sanitise_feedback.COMPILED_TEMPLATES.compiled.clear()
+    fresh, _ = feedback_exporter(course_config()).from_notebook_node(off_schema(hostile_notebook(png)),
+                                                                     resources=RESOURCES)
+    assert first == second == fresh
+
+
+def test_a_text_too_long_to_keep_is_sanitised_but_not_kept():
+    long_text = "<b>x</b>" * (sanitise_feedback.CACHED_TEXT // 8 + 1)
+    sanitise_feedback.clean_html.cache_clear()
+    assert sanitise_feedback.clean_html(long_text) == long_text
+    assert sanitise_feedback.clean_html.cache_info().currsize == 0
