@@ -281,6 +281,17 @@ def summary_html(reports: list, score: float = None, max_score: float = None) ->
     return "".join(parts).replace("\n", "&#10;")
 
 
+def named_mistakes(config, assignment: str, db_url: str = None, log=print) -> "mistakes.Catalogue":
+    """The named mistakes of `assignment` under the course `config`, fingerprinting the ones not cached yet."""
+    course = CourseDirectory(config=config)
+    root = Path(course.root)
+    cache = Path(FeedbackSummary(config=config).mistakes_dir)
+    if not os.access(cache if cache.exists() else cache.parent, os.W_OK):
+        cache = root / "named_mistakes"  # an instructor's course directory in the classroom
+    return mistakes.fingerprint_mistakes(config, db_url or course.db_url, assignment, root / course.source_directory,
+                                         root / course.release_directory, cache, log=log)
+
+
 class FeedbackSummary(NbGraderPreprocessor):
     """Puts the summary first and leaves hidden tests' expected values out of the page (run after GetGrades,
     before SanitiseFeedback)."""
@@ -303,18 +314,12 @@ class FeedbackSummary(NbGraderPreprocessor):
         return nb, resources
 
     def _catalogue(self, resources):
-        """The assignment's named mistakes; the first feedback of an assignment grades them (then cached)."""
+        """The assignment's named mistakes; graded by the first feedback that needs them unless `grade` graded
+        them before the class (Grader.name_mistakes), then cached."""
         info = resources.get("nbgrader", {})
         assignment = info.get("assignment")
         try:
-            course = CourseDirectory(config=self.config)
-            root = Path(course.root)
-            cache = Path(self.mistakes_dir)
-            if not os.access(cache if cache.exists() else cache.parent, os.W_OK):
-                cache = root / "named_mistakes"  # an instructor's course directory in the classroom
-            return mistakes.fingerprint_mistakes(
-                self.config, info.get("db_url") or course.db_url, assignment, root / course.source_directory,
-                root / course.release_directory, cache, log=self.log.info)
+            return named_mistakes(self.config, assignment, info.get("db_url"), log=self.log.info)
         except (OSError, TypeError, ValueError) as error:
             self.log.warning("No named mistakes for %s: %s", assignment, error)
             return None

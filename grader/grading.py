@@ -23,6 +23,7 @@ from tqdm import tqdm
 from grader import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
+from grader.feedback_summary import named_mistakes
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, take_collected, take_submission, take_tree,
@@ -145,6 +146,17 @@ class Grader:
     def feedback(self, student: str, assignment: str):
         self.api.generate_feedback(assignment, student, force=True)
 
+    def name_mistakes(self, assignment: str) -> str:
+        """Grade the named mistakes of `assignment` that are not cached yet (grader.mistakes), as the first
+        feedback page would; returns `assignment` when done."""
+        def log(message):
+            print(message, file=sys.stderr)
+        try:
+            named_mistakes(self.config, assignment, self.db_url, log=log)
+        except Exception as error:  # noqa: BLE001 (the feedback then names no mistake; grading goes on)
+            log(f"named mistakes of {assignment} not graded: {type(error).__name__}: {error}"[:500])
+        return assignment
+
     def read_result(self, student: str, assignment: str) -> Result:
         return read_result(self.db_url, student, assignment)
 
@@ -229,9 +241,14 @@ class Grader:
             todo, done = ledger.missing(pairs, digests, sources, feedback)
         jobs = [(student, assignment, feedback, digests[student, assignment], sources[assignment],
                  grader_id(shard)) for student, assignment in todo]
+        # The feedback names typical mistakes: their catalogue is graded first, one assignment per worker,
+        # rather than by a first feedback page while the other workers wait for it.
+        named = sorted({assignment for _, assignment in todo}) if feedback else []
         bar = tqdm(total=len(jobs), desc="Grading", unit="notebook", disable=not progress)
         results = list(done.values())
         if self.workers <= 1 or len(jobs) <= 1:
+            for assignment in named:
+                self.name_mistakes(assignment)
             for job in jobs:
                 results.append(_grade_one(self, *job))
                 bar.update()
@@ -241,10 +258,13 @@ class Grader:
             context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
             with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
                                      initargs=settings) as pool:
+                named = [pool.submit(_worker_name_mistakes, assignment) for assignment in named]  # queued first
                 futures = [pool.submit(_worker_grade, *job) for job in jobs]
                 for future in as_completed(futures):
                     results.append(future.result())
                     bar.update()
+                for future in named:
+                    future.result()
         bar.close()
         return results
 
@@ -352,6 +372,10 @@ def _start_worker(workspace: str, source: str, settings: dict, parent: int = Non
         _die_with(parent)
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(settings["threads"])))
     _worker_grader = Grader(Path(workspace), Path(source), workers=1, **settings)
+
+
+def _worker_name_mistakes(assignment: str) -> str:
+    return _worker_grader.name_mistakes(assignment)
 
 
 def _worker_grade(student: str, assignment: str, feedback: bool, digest: str = "", source_digest: str = "",
