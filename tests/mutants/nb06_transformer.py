@@ -300,6 +300,11 @@ WRONG["EncoderLayer"].update({
                                                   "self.dropout2 = layers.Dropout(0.1)"),
     "Dropout always on (training=True)": _edit("EncoderLayer", "self.dropout1(attention, training=training)",
                                                "self.dropout1(attention, training=True)"),
+    "only the mask's first query row (a key padding mask) used": _edit(
+        "EncoderLayer", "self.mha(x, x, x, attention_mask=padding_mask,",
+        "self.mha(x, x, x, attention_mask=None if padding_mask is None else padding_mask[..., :1, :],"),
+    "Keras' causal mask in the encoder too": _edit("EncoderLayer", "self.mha(x, x, x, attention_mask=padding_mask,",
+                                                  "self.mha(x, x, x, attention_mask=padding_mask, use_causal_mask=True,"),
 })
 WRONG["DecoderLayer"].update({
     "look-ahead mask argument replaced by Keras' causal mask": _edit(
@@ -314,6 +319,13 @@ WRONG["DecoderLayer"].update({
                                                  "self.dropout3 = layers.Dropout(0.1)"),
     "Dropout off even in training (training=False)": _edit("DecoderLayer", "self.dropout2(cross, training=training)",
                                                            "self.dropout2(cross, training=False)"),
+    "cross-attention mask reduced to its first query row": _edit(
+        "DecoderLayer", "attention_mask=padding_mask, return_attention_scores=True",
+        "attention_mask=None if padding_mask is None else padding_mask[..., :1, :], return_attention_scores=True"),
+    "own triangle, only the padding (last row) taken from the look-ahead mask": _edit(
+        "DecoderLayer", "self.mha1(y, y, y, attention_mask=look_ahead_mask,",
+        "self.mha1(y, y, y, attention_mask=ops.logical_and(ops.tril(ops.ones((ops.shape(y)[1],) * 2, dtype=\"bool\")), "
+        "look_ahead_mask[..., -1:, :]),"),
 })
 WRONG["Encoder"].update({
     "dropout_rate not passed to the layers": _edit("Encoder", "EncoderLayer(d_model, num_heads, d_ff, dropout_rate)",
