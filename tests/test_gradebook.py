@@ -1,8 +1,10 @@
 """The gradebook side: results read from nbgrader's gradebook, rows for ungradable work, grades.csv, summary."""
 import csv
+import sqlite3
 
 import pytest
 from nbgrader.api import Gradebook
+from sqlalchemy import text
 
 from grader.course import prepare_environment
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable, register_students,
@@ -55,3 +57,16 @@ def test_failure_reasons_and_the_summary_table():
     lines = table.splitlines()
     assert lines[0].split() == ["student", "assignment", "score", "failed", "tests"]
     assert lines[2].split()[:1] == ["al"] and lines[3].endswith("test_g"), "sorted by assignment, then student"
+
+
+def test_an_sqlite_gradebook_writes_ahead_and_syncs_at_checkpoints(db_url, tmp_path):
+    """The grader's SQLite gradebooks skip the fsync of each of nbgrader's commits (grader.gradebook), and a
+    second connection (another worker, the Formgrader) reads what the first committed while it is open."""
+    with Gradebook(db_url) as gradebook:
+        session = gradebook.db
+        assert session.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert session.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL
+        gradebook.update_or_create_student("dee")
+        other = sqlite3.connect(tmp_path / "gradebook.db")
+        assert other.execute("SELECT id FROM student").fetchall() == [("dee",)]
+        other.close()
