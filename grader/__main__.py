@@ -1,4 +1,5 @@
-"""python -m grader release [ASSIGNMENT ...] | grade [SUBMISSIONS] [-a ASSIGNMENT ...] [--workspace DIR]"""
+"""python -m grader release [ASSIGNMENT ...] | mistakes [ASSIGNMENT ...]
+   | grade [SUBMISSIONS] [-a ASSIGNMENT ...] [--workspace DIR]"""
 import argparse
 import os
 import sys
@@ -16,6 +17,11 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     release = commands.add_parser("release", help="regenerate notebooks/ from solutions/")
     release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
+    named = commands.add_parser(
+        "mistakes", help="grade the typical mistakes the feedback names (tests/mutants/), once per assignment "
+                         "version; `grade` does it first otherwise")
+    named.add_argument("assignments", nargs="*", help="assignment names (default: all)")
+    named.add_argument("--workers", type=int, default=None, help="assignments graded at once (default: one per core)")
     grade = commands.add_parser(
         "grade", help="autograde submissions, write grades.csv and HTML feedback",
         description="With no SUBMISSIONS, grades three simulated students (solved, partial, blank) per assignment.")
@@ -62,6 +68,19 @@ def main(argv=None) -> int:
             from grader.release import release as run_release
             for name in run_release(args.assignments):
                 print(f"released notebooks/{name}/")
+            return 0
+        if args.command == "mistakes":
+            import tempfile
+
+            from grader.course import check_assignments
+            from grader.grading import Grader
+            chosen = check_assignments(args.assignments, SOLUTIONS)
+            with tempfile.TemporaryDirectory() as workspace:  # only its gradebook is used: the test cells
+                grader = Grader(Path(workspace), workers=args.workers)
+                for name in chosen:
+                    grader.generate(name)
+                grader.name_all_mistakes(chosen)
+            print(f"named mistakes of {', '.join(chosen)}: cached in {STATE / 'mistakes'}")
             return 0
         from grader.class_report import write_report
         from grader.grading import Grader, summary_table

@@ -253,11 +253,7 @@ class Grader:
                 results.append(_grade_one(self, *job))
                 bar.update()
         else:
-            settings = (str(self.workspace), str(self.source), dict(self.settings, db_url=self.db_url),
-                        os.getpid())
-            context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
-            with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
-                                     initargs=settings) as pool:
+            with self._pool() as pool:
                 named = [pool.submit(_worker_name_mistakes, assignment) for assignment in named]  # queued first
                 futures = [pool.submit(_worker_grade, *job) for job in jobs]
                 for future in as_completed(futures):
@@ -267,6 +263,22 @@ class Grader:
                     future.result()
         bar.close()
         return results
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """`workers` processes, each with its own Grader of this workspace (see _start_worker)."""
+        settings = (str(self.workspace), str(self.source), dict(self.settings, db_url=self.db_url), os.getpid())
+        context = multiprocessing.get_context("spawn")  # no forked copies of zmq/SQLite handles
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker, initargs=settings)
+
+    def name_all_mistakes(self, assignments: list):
+        """name_mistakes for each of `assignments` (generated already), `workers` at a time: what an instructor
+        runs once per assignment version, before the first class (`grade` does it otherwise)."""
+        if self.workers <= 1 or len(assignments) <= 1:
+            for assignment in assignments:
+                self.name_mistakes(assignment)
+            return
+        with self._pool() as pool:
+            list(pool.map(_worker_name_mistakes, assignments))
 
     def finish(self, submissions: Path = None, assignments=()) -> list:
         """The final step: grades.csv, the autograded notebooks and the feedback pages of the whole class,

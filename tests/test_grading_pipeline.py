@@ -130,7 +130,8 @@ def test_empty_and_malformed_submission_folders_get_clear_errors(tmp_path, grade
 
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")
 def test_command_line_names_the_valid_assignments_on_a_typo():
-    for command in (["release", "01_encoder_decodr"], ["grade", "--assignment", "01_encoder_decodr"]):
+    for command in (["release", "01_encoder_decodr"], ["grade", "--assignment", "01_encoder_decodr"],
+                    ["mistakes", "01_encoder_decodr"]):
         run = subprocess.run([sys.executable, "-m", "grader", *command], cwd=REPO, capture_output=True,
                              text=True, env=clean_env())
         assert run.returncode == 2
