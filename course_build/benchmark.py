@@ -209,7 +209,8 @@ def notebooks_benchmark(names):
                 if sandbox:
                     seconds["tests"] = test_cells[0] - before
                     score = f"{result.score:g}/{result.max_score:g}"
-        print(f"{assignment:<26}{run_all:>9.1f}{seconds['stock']:>16.1f}{seconds['grade']:>8.1f}{seconds['unsafe']:>12.1f}"
+        print(f"{assignment:<26}{run_all:>9.1f}{seconds['stock']:>16.1f}{seconds['grade']:>8.1f}"
+              f"{seconds['unsafe']:>12.1f}"
               f"{seconds['grade'] - seconds['unsafe']:>14.1f}{seconds['tests']:>22.1f}   score {score}", flush=True)
 
 

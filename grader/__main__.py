@@ -39,7 +39,8 @@ def main(argv=None) -> int:
     for name, trait in GradingLimits.class_traits(config=True).items():
         if isinstance(trait, Integer):
             limits.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, dest=f"limit_{name}",
-                                metavar=name.rsplit("_", 1)[-1].upper(), help=f"{trait.help} (default {trait.default_value})")
+                                metavar=name.rsplit("_", 1)[-1].upper(),
+                                help=f"{trait.help} (default {trait.default_value})")
     grade.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
                        help="wall-clock limit per cell (default: Execute.timeout in grader/nbgrader_config.py)")
     grade.add_argument("--db-url", default=None,

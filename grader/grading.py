@@ -86,7 +86,8 @@ class Grader:
     def generate(self, assignment: str):
         outcome = self.api.generate_assignment(assignment, force=True, create=True)
         if not outcome["success"]:
-            raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{outcome.get('error', outcome.get('log'))}")
+            reason = outcome.get("error", outcome.get("log"))
+            raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{reason}")
 
     def submitted_dir(self, student: str, assignment: str) -> Path:
         return self.workspace / "submitted" / student / assignment
