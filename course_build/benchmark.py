@@ -3,7 +3,7 @@
 python -m course_build.benchmark notebooks          Run All (full, with training); one solved student autograded by
                                               stock nbgrader, by `grade` and by `grade --unsafe-no-sandbox`:
                                               the sandbox's cost, and the time test cells take in the grader
-python -m course_build.benchmark grading [-n 20]    n simulated students x all assignments: stock sequential
+python -m course_build.benchmark grading [-n 20] [-w W ...]  n simulated students x all assignments: stock sequential
                                               `nbgrader autograde` against `grade` with parallel workers,
                                               without feedback (the same work) and with it
 python -m course_build.benchmark phases [-n 3]      where the time of `grade` goes, per notebook (n students:
@@ -233,7 +233,7 @@ class BusyCores:
         return sum(fields) - idle, sum(fields)
 
 
-def grading_benchmark(names, students: int, workers: int):
+def grading_benchmark(names, students: int, worker_counts: list):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         sequential = Grader(root / "sequential", workers=1)
@@ -241,34 +241,35 @@ def grading_benchmark(names, students: int, workers: int):
             sequential.generate(assignment)
         # The typical mistakes the feedback names are graded once per assignment version, not per class.
         start = time.perf_counter()
-        Grader(sequential.workspace, workers=workers).name_all_mistakes(names)
+        Grader(sequential.workspace, workers=max(worker_counts)).name_all_mistakes(names)
         print(f"named mistakes graded (or found cached) in {time.perf_counter() - start:.1f} s", flush=True)
         folder = write_class(root, sequential.workspace / "release", names, students)
         sequential.take_tree(folder, names)
         with BusyCores() as busy:
             plain = stock_autograde_seconds(sequential, names)
-        cores = {"stock": busy.cores}
-
-        timings = {}
-        for feedback in (False, True):  # first the same work as the baseline, then the whole `grade`
-            parallel = Grader(root / f"parallel-feedback-{feedback}", workers=workers)
-            start = time.perf_counter()
-            with BusyCores() as busy:
-                parallel.run(folder, names, progress=False, feedback=feedback)
-            timings[feedback], cores[feedback] = time.perf_counter() - start, busy.cores
-            same = scores(sequential.db_url) == scores(parallel.db_url)
-            print(f"identical scores to stock nbgrader ({'with' if feedback else 'without'} feedback): {same}",
-                  flush=True)
+        rows = [("plain sequential nbgrader autograde (stock)", plain, busy.cores)]
+        print(f"{rows[0][0]}: {plain:.1f} s", flush=True)
+        for workers in worker_counts:
+            timings = {}
+            for feedback in (False, True):  # first the same work as the baseline, then the whole `grade`
+                parallel = Grader(root / f"parallel-{workers}-feedback-{feedback}", workers=workers)
+                start = time.perf_counter()
+                with BusyCores() as busy:
+                    parallel.run(folder, names, progress=False, feedback=feedback)
+                timings[feedback] = time.perf_counter() - start
+                label = f"grade (sandboxed), {workers} workers, " + ("+ HTML feedback" if feedback else
+                                                                      "autograde only")
+                rows.append((label, timings[feedback], busy.cores))
+                same = scores(sequential.db_url) == scores(parallel.db_url)
+                print(f"{label}: {timings[feedback]:.1f} s; identical scores to stock nbgrader: {same}", flush=True)
+            print(f"{workers} workers: feedback costs {100 * (timings[True] / timings[False] - 1):.1f} % over "
+                  "autograding alone", flush=True)
     notebooks = students * len(names)
     print(f"{students} students x {len(names)} assignments = {notebooks} notebooks, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at the end")
-    rows = (("plain sequential nbgrader autograde (stock)", plain, cores["stock"]),
-            (f"grade (sandboxed), {workers} workers, autograde only", timings[False], cores[False]),
-            (f"grade (sandboxed), {workers} workers, + HTML feedback", timings[True], cores[True]))
     for label, seconds, busy in rows:
         print(f"{label:<52}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
               f"  {plain / seconds:5.2f}x  {busy:4.2f} cores busy")
-    print(f"feedback costs {100 * (timings[True] / timings[False] - 1):.1f} % over autograding alone")
 
 
 def main(argv=None):
@@ -276,7 +277,8 @@ def main(argv=None):
     parser.add_argument("what", choices=["notebooks", "grading", "phases"], nargs="?", default="notebooks")
     parser.add_argument("-a", "--assignment", action="append", default=[], help="only these assignments")
     parser.add_argument("-n", "--students", type=int, default=None, help="default: 20 (grading), 3 (phases)")
-    parser.add_argument("-w", "--workers", type=int, default=os.cpu_count())
+    parser.add_argument("-w", "--workers", type=int, action="append", default=[],
+                        help="grading: workers of `grade` (repeatable: a pair of rows for each; default: one per core)")
     args = parser.parse_args(argv)
     prepare_environment()
     names = args.assignment or assignments()
@@ -285,7 +287,7 @@ def main(argv=None):
     elif args.what == "phases":
         phases_benchmark(names, args.students or len(MIX))
     else:
-        grading_benchmark(names, args.students or 20, args.workers)
+        grading_benchmark(names, args.students or 20, args.workers or [os.cpu_count()])
 
 
 if __name__ == "__main__":
