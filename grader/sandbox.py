@@ -34,7 +34,7 @@ import weakref
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Instance, Unicode, default
+from traitlets import DottedObjectName, Instance, Type, Unicode, default
 
 import attention_course
 from attention_course.paths import datasets_dir
@@ -238,9 +238,10 @@ class GradingKernelManager(AsyncKernelManager):
     def _default_limits(self):
         return GradingLimits(config=self.config)
 
-    @default("client_class")
-    def _default_client_class(self):
-        return "grader.kernel_client.LimitedKernelClient"
+    # Both, as AsyncKernelManager declares them: client() makes its clients with client_factory, which a
+    # default for client_class alone would not change.
+    client_class = DottedObjectName("grader.kernel_client.LimitedKernelClient")
+    client_factory = Type(klass="grader.kernel_client.LimitedKernelClient")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

@@ -224,6 +224,45 @@ def test_a_reply_above_the_limit_is_refused_before_it_is_held(kernel):
     assert "16 MB" in refused[-1]["evalue"] or "16,777,216" in refused[-1]["evalue"]
 
 
+BIG_MESSAGE = """
+kernel = get_ipython().kernel
+kernel.session.send(kernel.iopub_socket, "display_data", {"data": {"text/plain": "big"}, "metadata": {}},
+                    parent=kernel.get_parent("shell"), buffers=[b"x" * (512 * 1024)] * 6)
+"""
+
+
+def test_the_notebooks_client_refuses_a_message_above_the_limit_as_it_comes(tmp_path):
+    """nbclient runs the graded cells through the kernel manager's client(): it must be the size-limited one
+    (grader.kernel_client), so 3 MB sent in 512 KB frames by a kernel limited to 1 MB never reaches the
+    grader; a stand-in note addressed to the same cell does."""
+    from grader.kernel_client import LimitedKernelClient
+    manager = GradingKernelManager(kernel_name="python3",
+                                   limits=GradingLimits(memory_mb=6000, cpu_seconds=60, message_mb=1))
+
+    async def scenario():
+        await manager.start_kernel(cwd=str(tmp_path))
+        client = manager.client()
+        assert isinstance(client, LimitedKernelClient) and client.max_message_bytes == 2 ** 20
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            cell = client.execute(BIG_MESSAGE)
+            seen = []
+            while not seen or seen[-1]["content"].get("execution_state") != "idle":
+                message = await client.get_iopub_msg(timeout=60)
+                if message["parent_header"].get("msg_id") == cell:
+                    seen.append(message)
+            return seen
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+
+    seen = asyncio.run(scenario())
+    refused = [m for m in seen if m["msg_type"] == "stream" and "was refused" in m["content"]["text"]]
+    assert len(refused) == 1 and "3,1" in refused[0]["content"]["text"], seen
+    assert not [m for m in seen if m["msg_type"] == "display_data" or m.get("buffers")]
+
+
 def test_grade_names_the_limits_it_cannot_enforce(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(cgroups, "problem", lambda: "cgroups cannot be made here (the grader is not root), so "
                                                    "these limits are not enforced: the number of processes")
