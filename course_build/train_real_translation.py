@@ -34,17 +34,19 @@ OUT = REPO / "datasets" / "real_translation"
 # part -> (record name, default epochs, learning rate, the notebook's make_* function, its batched step, its search)
 PARTS = {"recurrent": ("recurrent_translator", 30, 2e-3, "make_recurrent", "recurrent_batch", "recurrent_search"),
          "transformer": ("transformer_translator", 30, 1e-3, "make_transformer", "transformer_batch", "transformer_search")}
-TRANSFORMER_CELL = "class TransformerTranslator("
+# The Transformer's cells, in notebook order: its layers, the solved TransformerTranslator, make_transformer
+TRANSFORMER_CELLS = ("class PreNormEncoderLayer(", "class TransformerTranslator(", "def make_transformer(")
 
 
 def notebook_until_training():
-    """The notebook's namespace just before its short training runs, with the Transformer's cell run too."""
+    """The notebook's namespace just before its short training runs, with the Transformer's cells run too."""
     nb = run_notebook(ASSIGNMENT, stop_at="RECURRENT_BATCHES = ")
     import nbformat
 
     notebook = nbformat.read(SOLUTIONS / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    cell = next(c for c in notebook.cells if c.cell_type == "code" and TRANSFORMER_CELL in c.source)
-    exec(compile(cell.source, f"{ASSIGNMENT} Transformer cell", "exec"), nb)
+    for marker in TRANSFORMER_CELLS:
+        cell = next(c for c in notebook.cells if c.cell_type == "code" and marker in c.source)
+        exec(compile(cell.source, f"{ASSIGNMENT} Transformer cell", "exec"), nb)
     return nb
 
 

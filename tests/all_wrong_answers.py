@@ -377,6 +377,11 @@ def alignment_error_rate(links, sure, possible):
         # The notebook's own class, whose attention outputs zeros: every layer in place, nothing attended.
         "RecurrentTranslator": answer_editor("08_real_translation")(
             "RecurrentTranslator", "        return attentional, weights", "        return 0.0 * attentional, 0.0 * weights"),
+        # The notebook's own Transformer whose encoder output and logits are zeros: every layer in place and run.
+        "TransformerTranslator": answer_editor("08_real_translation")(
+            "TransformerTranslator", "return self.encoder_norm(x), source_mask", "return 0.0 * self.encoder_norm(x), source_mask",
+            "return self.output_dense(self.decoder_norm(y)), cross_weights",
+            "return 0.0 * self.output_dense(self.decoder_norm(y)), cross_weights"),
         "beam_search": '''
 def beam_search(step_fn, initial_carry, start_id, end_id, beam_width, max_len, alpha=0.0, n_best=1):
     return [([end_id], 0.0)] * n_best

@@ -16,6 +16,11 @@ _MASK = "scores = ops.where(ops.expand_dims(source_mask, 1), scores, -1e9)"
 _CARRY = "carry = tuple(np.asarray(array)[keep_rows] for array in new_carry)"
 _MEAN = 'mean_rows = np.einsum("tw,...ts->...ws", membership, weights) / membership.sum(axis=0)[:, None]'
 _EFFECTS = "effects[:, real] = 0.5 * np.abs(probabilities[1:] - probabilities[:1]).sum(axis=-1).T"
+_SOURCE_MASK = "source_mask = ops.expand_dims(ops.not_equal(source_ids, PAD_ID), 1)"
+_LOOK_AHEAD = 'look_ahead = ops.tril(ops.ones((length, length), dtype="bool"))'
+_EMBED = "return self.dropout(scaled + self.positions[:length], training=training)"
+_ENCODER_LAYER = "x = layer(x, source_mask, training=training)"
+_DECODER_LAYER = "y, weights = layer(y, encoded, look_ahead, source_mask, training=training)"
 
 WRONG = {
     "alignment_posteriors": {
@@ -87,6 +92,51 @@ WRONG = {
                                                              "key=lambda pair: -dict((tuple(i), s) for i, s in finished)[tuple(pair[0])])"),
         "finished hypotheses stay in the beam": _edit("beam_search", "            if token == end_id:\n                finished.append(candidate)\n            else:\n",
                                                       "            if token == end_id:\n                finished.append(candidate)\n            if True:\n"),
+    },
+    "TransformerTranslator": {
+        "look-ahead mask inverted (upper triangle)": _edit("TransformerTranslator", _LOOK_AHEAD,
+                                                           'look_ahead = ops.triu(ops.ones((length, length), dtype="bool"))'),
+        "no look-ahead mask": _edit("TransformerTranslator", _DECODER_LAYER,
+                                    "y, weights = layer(y, encoded, None, source_mask, training=training)"),
+        "padding mask inverted": _edit("TransformerTranslator", _SOURCE_MASK,
+                                       "source_mask = ops.expand_dims(ops.equal(source_ids, PAD_ID), 1)"),
+        "padding not masked in the encoder": _edit("TransformerTranslator", _ENCODER_LAYER,
+                                                   "x = layer(x, None, training=training)"),
+        "source_mask ignored by decode (no padding mask in the cross-attention)": _edit(
+            "TransformerTranslator", _DECODER_LAYER, "y, weights = layer(y, encoded, look_ahead, None, training=training)"),
+        "no positional encoding": _edit("TransformerTranslator", _EMBED, "return self.dropout(scaled, training=training)"),
+        "embeddings not scaled by sqrt(d_model)": _edit("TransformerTranslator", "scaled = embedding(ids) * math.sqrt(self.d_model)",
+                                                        "scaled = embedding(ids)"),
+        "positions scaled too": _edit("TransformerTranslator", _EMBED,
+                                      "return self.dropout((embedding(ids) + self.positions[:length]) * math.sqrt(self.d_model), "
+                                      "training=training)"),
+        "positions of the wrong rows (from 1)": _edit("TransformerTranslator", "self.positions[:length]",
+                                                      "self.positions[1:length + 1]"),
+        "dropout on the embeddings always off": _edit("TransformerTranslator", _EMBED,
+                                                      "return self.dropout(scaled + self.positions[:length], training=False)"),
+        "training not passed to the encoder layers": _edit("TransformerTranslator", _ENCODER_LAYER, "x = layer(x, source_mask)"),
+        "training not passed to the decoder layers": _edit("TransformerTranslator", _DECODER_LAYER,
+                                                           "y, weights = layer(y, encoded, look_ahead, source_mask)"),
+        "dropout while not training": _edit("TransformerTranslator", _EMBED,
+                                            "return self.dropout(scaled + self.positions[:length], training=True)"),
+        "no final LayerNorm after the encoder": _edit("TransformerTranslator", "return self.encoder_norm(x), source_mask",
+                                                      "return x, source_mask"),
+        "no final LayerNorm after the decoder": _edit("TransformerTranslator", "return self.output_dense(self.decoder_norm(y)), cross_weights",
+                                                      "return self.output_dense(y), cross_weights"),
+        "softmax on the logits": _edit("TransformerTranslator", "return self.output_dense(self.decoder_norm(y)), cross_weights",
+                                       "return ops.softmax(self.output_dense(self.decoder_norm(y)), axis=-1), cross_weights"),
+        "every decoder layer reads the embeddings (layers not chained)": _edit(
+            "TransformerTranslator", _DECODER_LAYER,
+            "out, weights = layer(y, encoded, look_ahead, source_mask, training=training)",
+            "        return self.output_dense(self.decoder_norm(y)), cross_weights",
+            "        return self.output_dense(self.decoder_norm(out)), cross_weights"),
+        "the encoder layers in reverse order": _edit("TransformerTranslator", "for layer in self.encoder_layers:",
+                                                     "for layer in self.encoder_layers[::-1]:"),
+        "the cross-attention weights of the last layer only, repeated": _edit(
+            "TransformerTranslator", "return self.output_dense(self.decoder_norm(y)), cross_weights",
+            "return self.output_dense(self.decoder_norm(y)), [weights] * len(cross_weights)"),
+        "the source embedding for the target": _edit("TransformerTranslator", "y = self.embed(self.target_embedding, target_in, training)",
+                                                     "y = self.embed(self.source_embedding, target_in, training)"),
     },
     "attention_alignment": {
         "the largest weight instead of the mean": _edit("attention_alignment", _MEAN,
@@ -203,6 +253,18 @@ CORRECT = {
     scored = sorted(((ids, total / len(ids) ** alpha) for ids, total in done), key=lambda p: -p[1])
     return scored[:n_best]
 ''',
+    },
+    "TransformerTranslator": {
+        "another look-ahead mask, a 0/1 mask and the scale from ops": _edit(
+            "TransformerTranslator", _LOOK_AHEAD,
+            "look_ahead = ops.expand_dims(ops.arange(length), 1) >= ops.expand_dims(ops.arange(length), 0)",
+            _SOURCE_MASK, 'source_mask = ops.cast(ops.not_equal(source_ids, PAD_ID)[:, None, :], "int32")',
+            "scaled = embedding(ids) * math.sqrt(self.d_model)",
+            'scaled = embedding(ids) * ops.sqrt(ops.cast(self.d_model, "float32"))'),
+        "keyword padding_mask, a copy of the layer list, ops.add and ops.slice": _edit(
+            "TransformerTranslator", "        for layer in self.encoder_layers:\n            " + _ENCODER_LAYER,
+            "        for layer in list(self.encoder_layers):\n            x = layer(x, padding_mask=source_mask, training=training)",
+            "scaled + self.positions[:length]", "ops.add(scaled, ops.slice(self.positions, (0, 0), (length, self.d_model)))"),
     },
     "attention_alignment": {
         "sums instead of means (the same argmax)": _edit("attention_alignment", " / membership.sum(axis=0)[:, None]", ""),
