@@ -187,3 +187,47 @@ def test_what_the_prose_says_about_the_cat_and_the_mouse_holds(notebook):
     recurrent_zh, transformer_zh = notebook["recurrent_zh"], notebook["transformer_zh"]
     assert recurrent_zh.startswith("猫") and transformer_zh.startswith("猫"), (recurrent_zh, transformer_zh)
     assert "追" in transformer_zh and "鼠标" in recurrent_zh, (recurrent_zh, transformer_zh)
+
+
+def test_the_readme_quotes_the_recorded_runs(measurements):
+    """The README's table of notebook 08 (BLEU, chrF, alignment error rates of every system) and its influence line are
+    the numbers of measurements.json and of the two training records."""
+    from attention_course.paths import REPO_ROOT
+    from attention_course.training_records import load_training_record
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in readme.split("Notebook 08 on its 438 test sentences", 1)[1].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 4 and cells[0] not in ("system", "---"):
+            rows[cells[0]] = cells[1:]
+        if rows and not line.startswith("|"):
+            break
+    systems, aer = measurements["systems"], measurements["aer"]
+    records = {name: load_training_record(f"{name}_translator") for name in ("recurrent", "transformer")}
+
+    def quoted(row, system_row):
+        return rows[row][:2] == [f"{system_row['BLEU']:.2f}", f"{system_row['chrF']:.2f}"]
+
+    assert quoted("word by word, gloss dictionary", systems["word by word: gloss dictionary"])
+    assert quoted("word by word, IBM Model 1 (5 EM iterations)", systems["word by word: IBM Model 1"])
+    assert rows["word by word, IBM Model 1 (5 EM iterations)"][2].startswith(f"{aer['IBM Model 1 (Viterbi)']:.3f} ")
+    assert quoted("recurrent + Luong attention, greedy", systems["recurrent + attention, greedy"])
+    assert quoted("recurrent + Luong attention, greedy", records["recurrent"]["test"]["greedy"])
+    assert rows["recurrent + Luong attention, greedy"][2].startswith(f"{aer['recurrent attention (argmax)']:.3f} ")
+    assert quoted("recurrent + Luong attention, beam search", records["recurrent"]["test"]["beam"])
+    assert quoted("Transformer, greedy", systems["Transformer, greedy"])
+    assert quoted("Transformer, greedy", records["transformer"]["test"]["greedy"])
+    heads = np.array(measurements["transformer_head_aer"])
+    assert rows["Transformer, greedy"][2] == (
+        f"{aer['Transformer layer 2, heads averaged']:.3f} (layer 2, heads averaged); layer 1 "
+        f"{aer['Transformer layer 1, heads averaged']:.3f}; single heads {heads.min():.3f}-{heads.max():.3f}")
+    assert quoted("Transformer, beam search", records["transformer"]["test"]["beam"])
+    assert rows["baselines: the diagonal / a random English token"][2] == (
+        f"{aer['diagonal (same word order)']:.3f} / {aer['random English token']:.3f}")
+    influence, text = measurements["influence"], " ".join(readme.split())  # the prose, whatever its line breaks
+    assert (f"median Spearman correlation per sentence {influence['recurrent']['median_spearman']:.2f} for the recurrent model "
+            f"and {influence['Transformer']['median_spearman']:.2f} for the Transformer") in text
+    assert (f"for {influence['recurrent']['top_agreement']:.0%} and {influence['Transformer']['top_agreement']:.0%} of the "
+            "characters") in text
+    assert "CC-BY-SA-4.0" in readme and "hsk-sentences-audio" in readme
