@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # 04 is NumPy with a little Keras. Of the Keras notebooks whose Run All trains, 01 is the fastest
 # (its Run All took ~55 s in the browser on 2 busy cores, 03's ~105 s); BROWSER_KERAS_NOTEBOOK=03_date_translation
-# (or 06_transformer) runs the student path on that notebook instead.
+# (or 06_transformer, 08_real_translation) runs the student path on that notebook instead.
 NUMPY_NOTEBOOK = "04_self_attention"
 KERAS_NOTEBOOK = os.environ.get("BROWSER_KERAS_NOTEBOOK", "01_encoder_decoder")
 RUN_ALL_TIMEOUT = {NUMPY_NOTEBOOK: 300, KERAS_NOTEBOOK: 900}
