@@ -9,7 +9,7 @@ import time
 
 import nbformat
 from jupyter_core.utils import run_sync
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import Execute
 from traitlets import Instance, Integer, Unicode, default
@@ -156,6 +156,14 @@ class SandboxedExecute(Execute):
                 cell.execution_count = None
             else:
                 cell, resources = super().preprocess_cell(cell, resources, index)
+        except CellTimeoutError as error:
+            # A message above message_mb makes zmq drop the connection it came on, and the rest of the cell's
+            # outputs with it; the cell itself has finished. Its outputs decide no score: say so and go on.
+            if "Timeout waiting for IOPub output" not in str(error):
+                raise
+            cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=(
+                f"\n... [outputs of this cell stopped arriving: a message above the grader's limit of "
+                f"{self.limits.message_mb} MB was refused, and what the kernel sent meanwhile was lost]\n")))
         except DeadKernelError:
             self._deaths += 1
             cell.outputs.append(error_output("KernelDied", self._death_reason()))
