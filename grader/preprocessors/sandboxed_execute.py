@@ -162,8 +162,9 @@ class SandboxedExecute(Execute):
             if "Timeout waiting for IOPub output" not in str(error):
                 raise
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=(
-                f"\n... [outputs of this cell stopped arriving: a message above the grader's limit of "
-                f"{self.limits.message_mb} MB was refused, and what the kernel sent meanwhile was lost]\n")))
+                f"\n... [outputs of this cell were still missing {self.iopub_timeout} s after it ended, as happens "
+                f"when a message above the grader's limit of {self.limits.message_mb} MB is refused: what the "
+                "kernel sent meanwhile was lost]\n")))
         except DeadKernelError:
             self._deaths += 1
             cell.outputs.append(error_output("KernelDied", self._death_reason()))
