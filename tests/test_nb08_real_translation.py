@@ -174,6 +174,7 @@ def test_what_the_prose_says_about_influence_holds(measurements):
 def test_what_the_prose_says_about_the_maps_holds(notebook):
     nb = notebook
     assert nb["recurrent_peak"] > 0.8 > nb["peaks"].max(), "the recurrent model is more decided than every head"
+    assert 0.35 < nb["peaks"].min() and nb["peaks"].max() < 0.65, "each head's largest weight averages about one half"
     assert all(t not in nb["source_vocab"] for t in hsk_sentences.english_tokens("Tom chase Jerry"))
     written = nb["recurrent_greedy"][2]
     week = nb["shown"].en_tokens.index("week")
