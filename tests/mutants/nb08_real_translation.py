@@ -92,6 +92,14 @@ WRONG = {
                                                              "key=lambda pair: -dict((tuple(i), s) for i, s in finished)[tuple(pair[0])])"),
         "finished hypotheses stay in the beam": _edit("beam_search", "            if token == end_id:\n                finished.append(candidate)\n            else:\n",
                                                       "            if token == end_id:\n                finished.append(candidate)\n            if True:\n"),
+        "end id taken as the last id": _edit("beam_search", "            if token == end_id:",
+                                             "            if token == totals.shape[1] - 1:"),
+        "start from token 0": _edit("beam_search", "ids[-1] if ids else start_id for", "ids[-1] if ids else 0 for"),
+        "the other convention: finished hypotheses free their slots": _edit(
+            "beam_search", 'best = np.argsort(-totals, axis=None, kind="stable")[:beam_width]',
+            'best = np.argsort(-totals, axis=None, kind="stable")',
+            "        for row, token in zip(rows, tokens):\n",
+            "        for row, token in zip(rows, tokens):\n            if len(next_live) == beam_width:\n                break\n"),
     },
     "TransformerTranslator": {
         "look-ahead mask inverted (upper triangle)": _edit("TransformerTranslator", _LOOK_AHEAD,
