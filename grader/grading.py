@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import nbformat
@@ -24,6 +24,7 @@ from grader import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
 from grader.feedback_summary import named_mistakes
+from grader.grading_order import LongestFirst
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, take_collected, take_submission, take_tree,
@@ -256,10 +257,22 @@ class Grader:
         else:
             with self._pool() as pool:
                 named = [pool.submit(_worker_name_mistakes, assignment) for assignment in named]  # queued first
-                futures = [pool.submit(_worker_grade, *job) for job in jobs]
-                for future in as_completed(futures):
-                    results.append(future.result())
-                    bar.update()
+                order, running = LongestFirst(jobs), {}
+
+                def hand_out():
+                    job = order.next()
+                    if job is not None:
+                        running[pool.submit(_worker_grade, *job)] = job
+                for _ in range(self.workers):
+                    hand_out()
+                while running:
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        job, result = running.pop(future), future.result()
+                        order.done(job[1], result.seconds)
+                        results.append(result)
+                        bar.update()
+                        hand_out()
                 for future in named:
                     future.result()
         bar.close()
