@@ -455,7 +455,6 @@ class _KeptHighlight:
 
 
 _HIGHLIGHTS = {}  # (lexer, formatter options) -> _KeptHighlight, for every exporter of the process
-_TEMPLATE_SCRIPTS = {}  # the template's page for an empty notebook -> its scripts
 
 
 class CheckedHTMLExporter(HTMLExporter):
@@ -493,11 +492,6 @@ class CheckedHTMLExporter(HTMLExporter):
         return page, resources
 
     def _template_scripts(self, resources) -> frozenset:
-        """The scripts of this template's page for an empty notebook (kept per page text: the same for a
-        whole class)."""
+        """The scripts of this template's page for an empty notebook."""
         template_page = self.template.render(nb=nbformat.v4.new_notebook(), resources=resources)
-        if template_page not in _TEMPLATE_SCRIPTS:
-            if len(_TEMPLATE_SCRIPTS) > 16:
-                _TEMPLATE_SCRIPTS.clear()
-            _TEMPLATE_SCRIPTS[template_page] = frozenset(scan_page(template_page).scripts)
-        return _TEMPLATE_SCRIPTS[template_page]
+        return frozenset(scan_page(template_page).scripts)

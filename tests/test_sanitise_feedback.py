@@ -336,7 +336,6 @@ def test_pages_rendered_from_the_caches_equal_pages_rendered_afresh(png):
     for cache in (sanitise_feedback._markdown_html, sanitise_feedback.clean_html):
         cache.cache_clear()
     sanitise_feedback._HIGHLIGHTS.clear()
-    sanitise_feedback._TEMPLATE_SCRIPTS.clear()
     sanitise_feedback.COMPILED_TEMPLATES.compiled.clear()
     fresh, _ = feedback_exporter(course_config()).from_notebook_node(off_schema(hostile_notebook(png)),
                                                                      resources=RESOURCES)
