@@ -148,16 +148,15 @@ class Grader:
     def feedback(self, student: str, assignment: str):
         self.api.generate_feedback(assignment, student, force=True)
 
-    def name_mistakes(self, assignment: str) -> str:
+    def name_mistakes(self, assignment: str):
         """Grade the named mistakes of `assignment` that are not cached yet (grader.mistakes), as the first
-        feedback page would; returns `assignment` when done."""
+        feedback page would."""
         def log(message):
             print(message, file=sys.stderr)
         try:
             named_mistakes(self.config, assignment, self.db_url, log=log)
         except Exception as error:  # noqa: BLE001 (the feedback then names no mistake; grading goes on)
             log(f"named mistakes of {assignment} not graded: {type(error).__name__}: {error}"[:500])
-        return assignment
 
     def read_result(self, student: str, assignment: str) -> Result:
         return read_result(self.db_url, student, assignment)
@@ -249,8 +248,7 @@ class Grader:
         bar = tqdm(total=len(jobs), desc="Grading", unit="notebook", disable=not progress)
         results = list(done.values())
         if self.workers <= 1 or len(jobs) <= 1:
-            for assignment in named:
-                self.name_mistakes(assignment)
+            self.name_all_mistakes(named)
             for job in jobs:
                 results.append(_grade_one(self, *job))
                 bar.update()
@@ -400,8 +398,8 @@ def _start_worker(workspace: str, source: str, settings: dict, parent: int = Non
     _worker_grader = Grader(Path(workspace), Path(source), workers=1, **settings)
 
 
-def _worker_name_mistakes(assignment: str) -> str:
-    return _worker_grader.name_mistakes(assignment)
+def _worker_name_mistakes(assignment: str):
+    _worker_grader.name_mistakes(assignment)
 
 
 def _worker_grade(student: str, assignment: str, feedback: bool, digest: str = "", source_digest: str = "",
