@@ -114,28 +114,36 @@ class KernelBridge:
     def request(self, op, *args):
         buffers = []
         text = wire.dumps({"op": op, "args": wire.pack(list(args), self._send, buffers),
-                           "errstate": np.geterr()})
+                           "errstate": np.geterr(), "limit": self.max_message_bytes})
         self._requests += 1
         request_id = str(self._requests)
         if self._comm_id is None:  # one comm for all requests, opened after the agent registered its target
             self._comm_id = uuid.uuid4().hex
             self._send_shell("comm_open", {"comm_id": self._comm_id, "target_name": wire.REQUEST_TARGET,
                                            "data": {}})
-        self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {"id": request_id, "request": text}},
-                         buffers)
-        reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({request_id!r})")
+        # Only an execute request lets the kernel ask the grader something (input): a test that gave the
+        # student's code a function of its own is served that way. Other requests are served in the comm's
+        # handler, without the execute request's messages and bookkeeping (a third of a request's time).
+        by_execute = bool(self._callbacks)
+        sent = self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {
+            "id": request_id, "request": text, "by_execute": by_execute}}, buffers)
+        if by_execute:
+            reply = self._execute(f"__import__('sys').modules[{AGENT_MODULE!r}].serve({request_id!r})",
+                                  request_id)
+        else:
+            reply = self._exchange(sent["header"]["msg_id"], request_id)
         if "error" in reply:
             raise student_error(reply["error"])
         return wire.unpack(reply["value"], self._receive, self._reply_buffers)
 
-    def _send_shell(self, kind: str, content: dict, buffers=None):
-        self.client.session.send(self.client.shell_channel.socket, kind, content, buffers=buffers)
+    def _send_shell(self, kind: str, content: dict, buffers=None) -> dict:
+        return self.client.session.send(self.client.shell_channel.socket, kind, content, buffers=buffers)
 
     def run_code(self, code: str, timeout: float):
         """Run grader code in the kernel (the agent's installation); its output is dropped."""
         self.deadline = time.monotonic() + timeout
         try:
-            self._execute(code, expect_reply=False)
+            self._execute(code)
         finally:
             self.deadline = None
 
@@ -153,12 +161,18 @@ class KernelBridge:
             self.deadline = None
             self._callbacks.clear()
 
-    def _execute(self, code: str, expect_reply: bool = True) -> dict:
+    def _execute(self, code: str, request_id: str = None) -> dict:
+        """Run `code` in the kernel; the reply to request `request_id` that came meanwhile (when given)."""
         msg_id = self.client.execute(code, silent=False, store_history=False, allow_stdin=True)
+        return self._exchange(msg_id, request_id)
+
+    def _exchange(self, msg_id: str, request_id: str = None) -> dict:
+        """Read what the kernel sends for the shell message `msg_id` until it is idle again: the student's
+        printed output, input requests, and the reply to request `request_id` (required when given)."""
         reply, idle, quiet_since, finished_at = None, False, time.monotonic(), None
         while not idle:
             if finished_at is not None and time.monotonic() - finished_at > IOPUB_GRACE_SECONDS:
-                break  # the kernel answered on its shell channel; its iopub messages were refused or lost
+                break  # the kernel answered; its iopub messages were refused or lost
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.interrupt()
                 self._drain(msg_id)
@@ -180,14 +194,16 @@ class KernelBridge:
                 self.client.input(self._answer_callback(content.get("prompt", "")))
             elif kind == "stream":
                 self._student_output(content.get("name"), content.get("text", ""))
-            elif kind == "comm_open" and content.get("target_name") == wire.REPLY_TARGET:
+            elif (kind == "comm_msg" and request_id is not None and content.get("comm_id") == self._comm_id
+                  and isinstance(content.get("data"), dict) and content["data"].get("id") == request_id):
                 buffers = list(message.get("buffers") or [])
                 size = sum(memoryview(b).nbytes for b in buffers)
                 if size > self.max_message_bytes:
                     raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of "
                                      f"{self.max_message_bytes:,}")
-                reply = wire.loads(str(content.get("data", {}).get("reply", "")), self.max_message_bytes)
+                reply = wire.loads(str(content["data"].get("reply", "")), self.max_message_bytes)
                 self._reply_buffers = buffers
+                finished_at = finished_at or time.monotonic()
             elif kind == "error":
                 reply = {"error": {"name": content.get("ename", "Error"), "builtin": "Exception",
                                    "message": content.get("evalue", "")}}
@@ -195,7 +211,7 @@ class KernelBridge:
                 idle = True
             elif channel == "shell" and kind == "execute_reply":
                 finished_at = time.monotonic()
-        if expect_reply and not isinstance(reply, dict):
+        if request_id is not None and not isinstance(reply, dict):
             limit = self.max_message_bytes // 2 ** 20
             raise StudentCodeError(
                 f"your kernel gave the grader no answer: an answer above {limit} MB is refused before it is "

@@ -12,16 +12,16 @@ import sys
 import traceback
 
 import numpy as np
-from comm import create_comm, get_comm_manager
+from comm import get_comm_manager
 
 try:  # in the kernel, grader/wire.py's source runs first in this module
     pack  # noqa: B018
 except NameError:  # imported by the grader's tests
-    from grader.wire import (CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REPLY_TARGET, REQUEST_TARGET, dumps,
-                             loads, pack, unpack)
+    from grader.wire import CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REQUEST_TARGET, dumps, loads, pack, unpack
 
 _objects = {}
-_requests = {}  # id -> (request text, buffers), as the grader's comm brought them
+_requests = {}  # id -> (request text, buffers, comm): requests an execute request will serve
+_input_open = False  # True while an execute request serves: only then can the kernel ask the grader (input)
 
 
 def _describe(value) -> dict:
@@ -42,6 +42,8 @@ def _other(value):
 
 def _callback(number):
     def call_back(*args, **kwargs):
+        if not _input_open:  # the grader serves in the comm's handler only when its test has no call-backs
+            raise RuntimeError("that function belonged to a test that has ended")
         request = dumps({"callback": number, "args": pack(list(args), _other),
                          "kwargs": pack(kwargs, _other)})
         reply = loads(builtins.input(CALLBACK_PROMPT + request), 1 << 28)
@@ -141,10 +143,14 @@ def _snapshot(value):
 
 
 def _receive_request(comm, opened):
-    def keep(message):
+    def take(message):
         data = message["content"]["data"]
-        _requests[data["id"]] = (data["request"], message.get("buffers") or [])
-    comm.on_msg(keep)
+        request = (data["request"], message.get("buffers") or [], comm)
+        if data.get("by_execute"):
+            _requests[data["id"]] = request
+        else:
+            _answer(data["id"], *request, through_execute=False)
+    comm.on_msg(take)
 
 
 def install():
@@ -153,18 +159,39 @@ def install():
 
 
 def serve(request_id: str):
-    """Carry out one request and send the reply, arrays as binary buffers, on a comm the grader reads."""
-    buffers = []
+    """Carry out a request that came with `by_execute` (the execute request the grader sent next runs this)."""
+    _answer(request_id, *_requests.pop(request_id), through_execute=True)
+
+
+def _empty_line(prompt=""):
+    return ""
+
+
+def _answer(request_id: str, text: str, request_buffers: list, comm, through_execute: bool):
+    """Carry out one request and send the reply on its comm, arrays as binary buffers.
+
+    Served by an execute request, input() reaches the grader (how the test's functions are called
+    back); served in the comm's handler, input() gets an empty line, as the grader answers it."""
+    global _input_open
+    buffers, saved_input = [], builtins.input
+    _input_open = through_execute
+    if not through_execute:
+        builtins.input = _empty_line
     try:
-        text, request_buffers = _requests.pop(request_id)
         request = loads(text, 1 << 28)
         arguments = unpack(request["args"], _resolve, [bytes(b) for b in request_buffers])
         with np.errstate(**request.get("errstate", {})):
             result = HANDLERS[request["op"]](*arguments)
         reply = {"value": pack(result, _other, buffers)}
+        size = len(dumps(reply)) + sum(len(buffer) for buffer in buffers)
+        limit = int(request.get("limit", size))
+        if size > limit:  # said here: a message above the limit is dropped by the grader's socket unread
+            raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of {limit:,}")
     except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
         buffers = []
         frames = traceback.format_exception(type(error), error, error.__traceback__)
         reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
                            "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}
-    create_comm(target_name=REPLY_TARGET, data={"reply": dumps(reply)}, buffers=buffers).close()
+    finally:
+        builtins.input, _input_open = saved_input, False
+    comm.send(data={"id": request_id, "reply": dumps(reply)}, buffers=buffers)

@@ -14,8 +14,7 @@ import json
 
 import numpy as np
 
-REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader's requests
-REPLY_TARGET = "attention-course-reply"  # the comm that carries the agent's replies
+REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader's requests and their replies
 CALLBACK_PROMPT = "attention-course-callback:"  # input() prompt of a call-back from the kernel to a test
 # The requests the grader may make of the agent, one name each (grader/kernel_agent.py HANDLERS).
 OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem", "setitem", "items",

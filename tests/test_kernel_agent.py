@@ -1,4 +1,5 @@
 """The agent in the student's kernel, run here on requests as the grader packs them (no kernel needed)."""
+import builtins
 import sys
 
 import numpy as np
@@ -7,27 +8,27 @@ import pytest
 from grader import kernel_agent, wire
 
 
+class RequestComm:
+    """The agent's side of the grader's request comm: what it sends back is kept."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, data, buffers):
+        self.sent.append((data["id"], wire.loads(data["reply"], 10 ** 8), [bytes(b) for b in buffers]))
+
+
 @pytest.fixture
-def agent(monkeypatch):
-    replies = []
-
-    def create_comm(target_name, data, buffers):
-        assert target_name == wire.REPLY_TARGET
-        replies.append((wire.loads(data["reply"], 10 ** 8), [bytes(b) for b in buffers]))
-
-        class Closed:
-            def close(self):
-                pass
-        return Closed()
-
-    monkeypatch.setattr(kernel_agent, "create_comm", create_comm)
+def agent():
+    comm = RequestComm()
 
     def ask(op, *args):
         buffers = []
         text = wire.dumps({"op": op, "args": wire.pack(list(args), kernel_agent._other, buffers)})
-        kernel_agent._requests["1"] = (text, buffers)
+        kernel_agent._requests["1"] = (text, buffers, comm)
         kernel_agent.serve("1")
-        reply, reply_buffers = replies.pop()
+        request_id, reply, reply_buffers = comm.sent.pop()
+        assert request_id == "1"
         if "error" in reply:
             return reply["error"]
         return wire.unpack(reply["value"], lambda tree: ("ref", tree["ref"]), reply_buffers)
@@ -93,3 +94,31 @@ def test_importing_the_agent_registers_nothing_until_install(monkeypatch):
     assert registered == []
     kernel_agent.install()
     assert registered == [wire.REQUEST_TARGET]
+
+
+def test_a_request_without_a_call_back_is_answered_in_the_comms_handler_where_input_reaches_nobody(monkeypatch):
+    comm = RequestComm()
+    comm.on_msg = lambda handler: setattr(comm, "handler", handler)
+    kernel_agent._receive_request(comm, None)
+
+    def deliver(request_id, op, *args, by_execute=False):
+        buffers = []
+        text = wire.dumps({"op": op, "args": wire.pack(list(args), kernel_agent._other, buffers), "limit": 10 ** 6})
+        comm.handler({"content": {"data": {"id": request_id, "request": text, "by_execute": by_execute}},
+                      "buffers": buffers})
+
+    deliver("1", "call", lambda: input("name? "), [], {})
+    assert comm.sent.pop() == ("1", {"value": ""}, []), "input() in student code gets an empty line"
+    stale = kernel_agent._callback(7)
+    deliver("2", "call", stale, [3], {})
+    assert "belonged to a test that has ended" in comm.sent.pop()[1]["error"]["message"]
+    deliver("3", "call", lambda: np.zeros(10 ** 6), [], {})
+    error = comm.sent.pop()[1]["error"]
+    assert error["builtin"] == "ValueError" and "above the grader's limit of 1,000,000" in error["message"]
+    deliver("4", "global", "len", by_execute=True)
+    assert comm.sent == [] and "4" in kernel_agent._requests, "kept for the execute request that serves it"
+    monkeypatch.setattr(builtins, "input", lambda prompt="": '{"value": 6}')
+    kernel_agent._requests["4"] = (wire.dumps({"op": "call", "args": wire.pack([stale, [3], {}], kernel_agent._other)}),
+                                   [], comm)
+    kernel_agent.serve("4")
+    assert comm.sent.pop()[1] == {"value": 6}, "served by an execute request, a call-back reaches the grader"

@@ -78,15 +78,20 @@ def test_test_cells_run_in_the_grader_and_student_objects_decide_nothing(kernel)
                 "        return True\n\ndef always():\n    return Same()\n\ndef double(x):\n    return 2 * x")
     tests = connect_tests(manager.get_connection_info(), ["import numpy as np"], is_alive=lambda: True,
                           interrupt=lambda: None)
-    sent = []
-    execute = tests.bridge.client.execute
-    tests.bridge.client.execute = lambda code, **kwargs: sent.append(code) or execute(code, **kwargs)
+    sent, session = [], tests.bridge.client.session
+    send = session.send  # every message to the kernel (requests, and execute requests) goes through it
+
+    def spy(stream, message, content=None, *args, buffers=None, **kwargs):
+        whole = message if isinstance(message, dict) else content  # execute requests come built
+        sent.append(json.dumps(whole, default=str) + "".join(bytes(b).decode("latin-1") for b in buffers or []))
+        return send(stream, message, content, *args, buffers=buffers, **kwargs)
+    session.send = spy
     assert tests.run("assert always() == 3", "<t1>", 30)[-1]["ename"] == "AssertionError"
     assert tests.run("assert bool(always())", "<t2>", 30) == [], "a Remote is truthy like any object"
     assert tests.run("assert np.array_equal(double(np.arange(3)), [0, 2, 4])", "<t3>", 30) == []
     failed = tests.run("expected_8317 = 8319\nassert double(4159) == expected_8317, 'double(4159)'", "<t4>", 30)
     assert failed[-1]["ename"] == "AssertionError" and failed[-1]["evalue"] == "double(4159)"
-    assert sent and not any("8319" in code or "expected_8317" in code for code in sent), \
+    assert sent and not any("8319" in text or "expected_8317" in text for text in sent), \
         "test code or an expected value reached the student's kernel"
 
 
