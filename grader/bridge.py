@@ -1,10 +1,13 @@
 """The transport between the trusted grader and the agent in one student kernel (the Jupyter protocol).
 
-Each request goes to the agent on a comm, is run by one execute request, and its reply comes back on a
-comm of its own, arrays as binary buffers (grader/wire.py). Everything that arrives is bounded before
-it is used: message sizes (the client's sockets, grader/kernel_client.py), the reply's size, a deadline
-per test cell, call-backs from the kernel to a test's functions (only during their test, with bounded
-input, a bounded number of times). The student's printed output is passed on, stderr marked.
+Each request goes to the agent as a message on one comm and its reply comes back on that comm, arrays as
+binary buffers (grader/wire.py). The agent answers in the comm's handler; a test that handed the
+student's code a function of its own has its requests run by an execute request instead, the only
+kind of request during which the kernel may ask the grader something (input), which is how that
+function is called back. Everything that arrives is bounded before it is used: message sizes (the
+client's sockets, grader/kernel_client.py), the reply's size, a deadline per test cell, call-backs
+from the kernel to a test's functions (only during their test, with bounded input, a bounded number
+of times). The student's printed output is passed on, stderr marked.
 """
 import contextlib
 import json
@@ -121,9 +124,8 @@ class KernelBridge:
             self._comm_id = uuid.uuid4().hex
             self._send_shell("comm_open", {"comm_id": self._comm_id, "target_name": wire.REQUEST_TARGET,
                                            "data": {}})
-        # Only an execute request lets the kernel ask the grader something (input): a test that gave the
-        # student's code a function of its own is served that way. Other requests are served in the comm's
-        # handler, without the execute request's messages and bookkeeping (a third of a request's time).
+        # Served in the comm's handler, a request costs a third of what an execute request's messages and
+        # bookkeeping cost; call-backs need the execute request's input channel.
         by_execute = bool(self._callbacks)
         sent = self._send_shell("comm_msg", {"comm_id": self._comm_id, "data": {
             "id": request_id, "request": text, "by_execute": by_execute}}, buffers)
