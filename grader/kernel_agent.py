@@ -6,6 +6,7 @@ answer goes back as plain data (grader/wire.py), or as a reference to an object 
 Nothing here decides a verdict: a student who changes this agent only changes their own answers.
 """
 import builtins
+import getpass
 import importlib
 import operator
 import sys
@@ -163,7 +164,7 @@ def serve(request_id: str):
     _answer(request_id, *_requests.pop(request_id), through_execute=True)
 
 
-def _empty_line(prompt=""):
+def _empty_line(*prompt_and_stream, **keywords):
     return ""
 
 
@@ -171,12 +172,13 @@ def _answer(request_id: str, text: str, request_buffers: list, comm, through_exe
     """Carry out one request and send the reply on its comm, arrays as binary buffers.
 
     Served by an execute request, input() reaches the grader (how the test's functions are called
-    back); served in the comm's handler, input() gets an empty line, as the grader answers it."""
+    back); served in the comm's handler, input() and getpass() get an empty line, as the grader answers
+    them."""
     global _input_open
-    buffers, saved_input = [], builtins.input
+    buffers, saved = [], (builtins.input, getpass.getpass)
     _input_open = through_execute
     if not through_execute:
-        builtins.input = _empty_line
+        builtins.input = getpass.getpass = _empty_line
     try:
         request = loads(text, 1 << 28)
         arguments = unpack(request["args"], _resolve, [bytes(b) for b in request_buffers])
@@ -193,5 +195,5 @@ def _answer(request_id: str, text: str, request_buffers: list, comm, through_exe
         reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
                            "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}
     finally:
-        builtins.input, _input_open = saved_input, False
+        (builtins.input, getpass.getpass), _input_open = saved, False
     comm.send(data={"id": request_id, "reply": dumps(reply)}, buffers=buffers)

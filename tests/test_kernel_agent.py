@@ -1,5 +1,6 @@
 """The agent in the student's kernel, run here on requests as the grader packs them (no kernel needed)."""
 import builtins
+import getpass
 import sys
 
 import numpy as np
@@ -97,7 +98,7 @@ def test_importing_the_agent_registers_nothing_until_install(monkeypatch):
 
 
 def test_a_request_without_a_call_back_is_answered_in_the_comms_handler_where_input_reaches_nobody(monkeypatch):
-    comm = RequestComm()
+    comm, saved_input, saved_getpass = RequestComm(), builtins.input, getpass.getpass
     comm.on_msg = lambda handler: setattr(comm, "handler", handler)
     kernel_agent._receive_request(comm, None)
 
@@ -107,8 +108,9 @@ def test_a_request_without_a_call_back_is_answered_in_the_comms_handler_where_in
         comm.handler({"content": {"data": {"id": request_id, "request": text, "by_execute": by_execute}},
                       "buffers": buffers})
 
-    deliver("1", "call", lambda: input("name? "), [], {})
-    assert comm.sent.pop() == ("1", {"value": ""}, []), "input() in student code gets an empty line"
+    deliver("1", "call", lambda: input("name? ") + getpass.getpass("key: ", stream=None), [], {})
+    assert comm.sent.pop() == ("1", {"value": ""}, []), "input() and getpass() in student code get an empty line"
+    assert (builtins.input, getpass.getpass) == (saved_input, saved_getpass), "restored after the request"
     stale = kernel_agent._callback(7)
     deliver("2", "call", stale, [3], {})
     assert "belonged to a test that has ended" in comm.sent.pop()[1]["error"]["message"]
