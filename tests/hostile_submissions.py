@@ -276,9 +276,9 @@ TRICKS = {
     "slow_cells": dict(extra_cell=["import time\ntime.sleep(4.5)"] * 12),
     "slow_agent": dict(extra_cell="import sys, time\n" "for name in list(sys.modules):\n"
                                   "    if 'grading_agent' in name:\n        module = sys.modules[name]\n"
-                                  "        original = module.serve\n"
-                                  "        module.serve = lambda request, original=original: (time.sleep(30), "
-                                  "original(request))[1]"),
+                                  "        original = module._answer\n"  # every request, in a comm handler or not
+                                  "        module._answer = lambda *request, original=original, **how: "
+                                  "(time.sleep(30), original(*request, **how))[1]"),
     # aggregate limits: files in every writable place, many processes, the kernel's own stderr, huge outputs
     "fill_every_tmpfs": dict(extra_cell="import os\nchunk = b'x' * 2 ** 24\n"
                                         "for folder in ('/tmp', '/dev/shm', os.path.expanduser('~'), '.'):\n"
