@@ -129,6 +129,8 @@ def test_a_notebook_stops_at_its_budget_and_keeps_what_it_earned(graded):
     grader, first, _ = graded
     text = grader.feedback_path("trick_slow_cells", ASSIGNMENT).read_text()
     assert f"its grading budget of {NOTEBOOK_SECONDS} s of wall-clock time" in text
+    slowed = grader.feedback_path("trick_slow_agent", ASSIGNMENT).read_text()
+    assert "the test cell ran out of time while your code was running" in slowed, "the slowed agent took effect"
 
 
 def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):

@@ -58,7 +58,7 @@ def test_errors_come_back_with_their_builtin_base_and_a_trimmed_traceback(agent)
 
     error = agent("call", fail, [], {})
     assert error["name"] == "Odd" and error["builtin"] == "KeyError" and "no such key" in error["message"]
-    assert "raise Odd" in error["traceback"] and len(error["traceback"]) <= 8000
+    assert "raise Odd" in error["traceback"] and len(error["traceback"]) <= 8000, error["traceback"]
     assert agent("global", "surely_not_defined_anywhere")["builtin"] == "NameError"
 
 
