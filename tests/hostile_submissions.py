@@ -274,7 +274,8 @@ TRICKS = {
                                              "    return 0.0"),
     # budgets: cells that each stay just under the cell timeout, and an agent that answers slowly
     "slow_cells": dict(extra_cell=["import time\ntime.sleep(4.5)"] * 12),
-    "slow_agent": dict(extra_cell="import sys, time\n" "for name in list(sys.modules):\n"
+    # (in the second answer cell: the agent is installed when the first test cell runs, after the first answer)
+    "slow_agent": dict(trick_mean="import sys, time\n" "for name in list(sys.modules):\n"
                                   "    if 'grading_agent' in name:\n        module = sys.modules[name]\n"
                                   "        original = module._answer\n"  # every request, in a comm handler or not
                                   "        module._answer = lambda *request, original=original, **how: "
