@@ -184,16 +184,16 @@ def _answer(request_id: str, text: str, request_buffers: list, comm, through_exe
         arguments = unpack(request["args"], _resolve, [bytes(b) for b in request_buffers])
         with np.errstate(**request.get("errstate", {})):
             result = HANDLERS[request["op"]](*arguments)
-        reply = {"value": pack(result, _other, buffers)}
-        size = len(dumps(reply)) + sum(len(buffer) for buffer in buffers)
+        reply = dumps({"value": pack(result, _other, buffers)})
+        size = len(reply) + sum(len(buffer) for buffer in buffers)
         limit = int(request.get("limit", size))
         if size > limit:  # said here: a message above the limit is dropped by the grader's socket unread
             raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of {limit:,}")
     except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
         buffers = []
         frames = traceback.format_exception(type(error), error, error.__traceback__)
-        reply = {"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
-                           "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}
+        reply = dumps({"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
+                                 "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}})
     finally:
         (builtins.input, getpass.getpass), _input_open = saved, False
-    comm.send(data={"id": request_id, "reply": dumps(reply)}, buffers=buffers)
+    comm.send(data={"id": request_id, "reply": reply}, buffers=buffers)
