@@ -1,6 +1,6 @@
 """The grader's agent inside the student's (sandboxed) kernel: it answers the trusted grader's requests.
 
-Its source is sent into the kernel with grader/wire.py when grading starts. Each request asks for
+Its source is sent into the kernel with grader/wire.py when the first test cell runs. Each request asks for
 one thing the tests need (call a graded function, read an attribute of a model it built, ...); the
 answer goes back as plain data (grader/wire.py), or as a reference to an object the agent keeps.
 Nothing here decides a verdict: a student who changes this agent only changes their own answers.
