@@ -9,6 +9,7 @@ import contextlib
 import copy
 import functools
 import sys
+import types
 
 import numpy as np
 
@@ -64,25 +65,60 @@ def student_globals(**values):
         restore(before)
 
 
-_MISSING = object()  # "no such global before" (when graded it goes to the grader and back as a reference)
+_MISSING = object()  # "no such global before"
+_SWAPS = {}  # number -> what set_globals replaced, until restore_globals(number) puts it back
+_swap_numbers = iter(range(1, 2 ** 62))
 
 
-def set_globals(values: dict) -> dict:
-    """Give the notebook's globals these values; return what they were (the grader's agent uses this too)."""
+def set_globals(values: dict) -> int:
+    """Give the notebook's globals these values; return a number for restore_globals (the grader's agent
+    uses this too).
+
+    A function defined in the notebook that took a replaced global as a default argument
+    (`def attention(Q, K, V, score_fn=scaled_dot_score)`) gets the new value there too, as if the notebook
+    had been run again from the top with it."""
     namespace = sys.modules["__main__"].__dict__
     before = {name: namespace.get(name, _MISSING) for name in values}
+    # Only functions and classes: a default equal to a replaced number may be a literal, not the global.
+    replaced = {id(old): values[name] for name, old in before.items() if isinstance(old, (types.FunctionType, type))}
+    defaults = []
+    for function in _notebook_functions(namespace):
+        for attribute in ("__defaults__", "__kwdefaults__"):
+            old = getattr(function, attribute, None)
+            if isinstance(old, tuple) and any(id(v) in replaced for v in old):
+                setattr(function, attribute, tuple(replaced.get(id(v), v) for v in old))
+                defaults.append((function, attribute, old))
+            elif isinstance(old, dict) and any(id(v) in replaced for v in old.values()):
+                setattr(function, attribute, {k: replaced.get(id(v), v) for k, v in old.items()})
+                defaults.append((function, attribute, old))
     namespace.update(values)
-    return before
+    number = next(_swap_numbers)
+    _SWAPS[number] = (before, defaults)
+    return number
 
 
-def restore_globals(before: dict):
+def restore_globals(number: int):
     """Undo set_globals."""
+    before, defaults = _SWAPS.pop(int(number), ({}, []))
+    for function, attribute, old in defaults:
+        setattr(function, attribute, old)
     namespace = sys.modules["__main__"].__dict__
     for name, value in before.items():
         if value is _MISSING:
             namespace.pop(name, None)
         else:
             namespace[name] = value
+
+
+def _notebook_functions(namespace: dict) -> list:
+    """The functions the notebook defined: its global functions and the methods of its own classes."""
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, types.FunctionType) and value.__module__ == "__main__":
+            found.append(value)
+        elif isinstance(value, type) and value.__module__ == "__main__":
+            found += [v for v in vars(value).values() if isinstance(v, types.FunctionType)]
+    return found
 
 
 def beside_the_model(function):

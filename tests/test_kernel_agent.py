@@ -72,9 +72,9 @@ def test_items_cross_once_and_globals_are_swapped_and_restored(agent):
 
     assert agent("items", Liar()) == []
     main = sys.modules["__main__"].__dict__
-    before = agent("set_globals", {"attention_test_value": 41})
+    number = agent("set_globals", {"attention_test_value": 41})
     assert main["attention_test_value"] == 41
-    agent("restore_globals", {"attention_test_value": kernel_agent._objects[before["attention_test_value"][1]]})
+    agent("restore_globals", number)
     assert "attention_test_value" not in main
 
 
