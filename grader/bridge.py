@@ -33,7 +33,7 @@ MAX_REPLY_CHARACTERS = 64 * 2 ** 20
 # After the kernel's execute_reply, how long the iopub messages of that request may still take to arrive.
 IOPUB_GRACE_SECONDS = 3.0
 # A call-back from the student's code to a test's function: its request's size, and calls per test cell.
-MAX_CALLBACK_CHARACTERS = 4 * 2 ** 20
+MAX_CALLBACK_CHARACTERS = 16 * 2 ** 20  # the correct versions of earlier exercises take whole weight arrays (04: 8.4 MB)
 MAX_CALLBACKS = 100_000
 
 
@@ -76,6 +76,8 @@ class KernelBridge:
         self._callbacks = {}  # number -> function, for the test cell that is running only
         self._callback_numbers = 0
         self._callbacks_run = 0
+        self._answering = 0  # call-backs being answered (their functions may ask the kernel something)
+        self._executing = None  # the execute request that serves requests with call-backs
         self._reply_buffers = []
         self._requests, self._comm_id = 0, None
         self._channels = {"iopub": client.iopub_channel, "stdin": client.stdin_channel,
@@ -115,6 +117,8 @@ class KernelBridge:
 
     # -- one request -----------------------------------------------------------------------
     def request(self, op, *args):
+        if self._answering:
+            return self._request_within_callback(op, args)
         buffers = []
         text = wire.dumps({"op": op, "args": wire.pack(list(args), self._send, buffers),
                            "errstate": np.geterr(), "limit": self.max_message_bytes})
@@ -138,6 +142,17 @@ class KernelBridge:
             raise student_error(reply["error"])
         return wire.unpack(reply["value"], self._receive, self._reply_buffers)
 
+    def _request_within_callback(self, op, args):
+        """A request made while the kernel waits for the answer to one of its call-backs (a test's function,
+        or a correct version of an earlier exercise, handed one of the student's functions): sent as the
+        answer to that input, with the kernel's reply coming as its next input."""
+        self.client.input(wire.dumps({"request": {"op": op, "args": wire.pack(list(args), self._send),
+                                                  "errstate": np.geterr(), "limit": MAX_CALLBACK_CHARACTERS}}))
+        reply = self._exchange(self._executing, answer_wanted=True)
+        if "error" in reply:
+            raise student_error(reply["error"])
+        return wire.unpack(reply["value"], self._receive)
+
     def _send_shell(self, kind: str, content: dict, buffers=None) -> dict:
         return self.client.session.send(self.client.shell_channel.socket, kind, content, buffers=buffers)
 
@@ -151,6 +166,11 @@ class KernelBridge:
 
     def close(self):
         self.client.stop_channels()
+
+    @property
+    def callbacks_run(self) -> int:
+        """How many calls of the test's functions the student's code made in the running test cell."""
+        return self._callbacks_run
 
     @contextlib.contextmanager
     def test_run(self, timeout: float):
@@ -166,11 +186,13 @@ class KernelBridge:
     def _execute(self, code: str, request_id: str = None) -> dict:
         """Run `code` in the kernel; the reply to request `request_id` that came meanwhile (when given)."""
         msg_id = self.client.execute(code, silent=False, store_history=False, allow_stdin=True)
+        self._executing = msg_id
         return self._exchange(msg_id, request_id)
 
-    def _exchange(self, msg_id: str, request_id: str = None) -> dict:
+    def _exchange(self, msg_id: str, request_id: str = None, answer_wanted: bool = False) -> dict:
         """Read what the kernel sends for the shell message `msg_id` until it is idle again: the student's
-        printed output, input requests, and the reply to request `request_id` (required when given)."""
+        printed output, input requests, and the reply to request `request_id` (required when given).
+        With `answer_wanted`, until the kernel answers the request sent within a call-back."""
         reply, idle, quiet_since, finished_at = None, False, time.monotonic(), None
         while not idle:
             if finished_at is not None and time.monotonic() - finished_at > IOPUB_GRACE_SECONDS:
@@ -193,7 +215,12 @@ class KernelBridge:
                 continue
             kind, content = message["header"]["msg_type"], message["content"]
             if channel == "stdin" and kind == "input_request":
-                self.client.input(self._answer_callback(content.get("prompt", "")))
+                prompt = str(content.get("prompt", ""))
+                asked = (wire.loads(prompt[len(CALLBACK_PROMPT):], MAX_CALLBACK_CHARACTERS)
+                         if answer_wanted and prompt.startswith(CALLBACK_PROMPT) else None)
+                if isinstance(asked, dict) and isinstance(asked.get("answer"), dict):
+                    return asked["answer"]
+                self.client.input(self._answer_callback(prompt))
             elif kind == "stream":
                 self._student_output(content.get("name"), content.get("text", ""))
             elif (kind == "comm_msg" and request_id is not None and content.get("comm_id") == self._comm_id
@@ -213,6 +240,8 @@ class KernelBridge:
                 idle = True
             elif channel == "shell" and kind == "execute_reply":
                 finished_at = time.monotonic()
+        if answer_wanted:
+            raise StudentCodeError("your kernel stopped before it answered the grader")
         if request_id is not None and not isinstance(reply, dict):
             limit = self.max_message_bytes // 2 ** 20
             raise StudentCodeError(
@@ -260,7 +289,11 @@ class KernelBridge:
             function = self._callbacks.get(request.get("callback"))
             if function is None:
                 raise LookupError("that function belonged to a test that has ended")
-            value = function(*self.unpack(request["args"]), **self.unpack(request["kwargs"]))
+            self._answering += 1
+            try:
+                value = function(*self.unpack(request["args"]), **self.unpack(request["kwargs"]))
+            finally:
+                self._answering -= 1
             answer = wire.dumps({"value": self.pack(value)})
             if len(answer) > MAX_CALLBACK_CHARACTERS:
                 raise ValueError("the test function's answer is too large to send")

@@ -45,9 +45,14 @@ def _callback(number):
     def call_back(*args, **kwargs):
         if not _input_open:  # the grader serves in the comm's handler only when its test has no call-backs
             raise RuntimeError("that function belonged to a test that has ended")
-        request = dumps({"callback": number, "args": pack(list(args), _other),
-                         "kwargs": pack(kwargs, _other)})
-        reply = loads(builtins.input(CALLBACK_PROMPT + request), 1 << 28)
+        message = dumps({"callback": number, "args": pack(list(args), _other), "kwargs": pack(kwargs, _other)})
+        while True:
+            reply = loads(builtins.input(CALLBACK_PROMPT + message), 1 << 28)
+            if "request" not in reply:
+                break
+            # While it answers, the test's function asks this kernel for something (a function of the
+            # student's it was handed): carried out here, answered on the next input.
+            message = '{"answer": ' + _carry_out(reply["request"], None)[0] + "}"
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return unpack(reply["value"], _resolve)
@@ -175,25 +180,35 @@ def _answer(request_id: str, text: str, request_buffers: list, comm, through_exe
     back); served in the comm's handler, input() and getpass() get an empty line, as the grader answers
     them."""
     global _input_open
-    buffers, saved = [], (builtins.input, getpass.getpass)
+    saved = (builtins.input, getpass.getpass)
     _input_open = through_execute
     if not through_execute:
         builtins.input = getpass.getpass = _empty_line
     try:
-        request = loads(text, 1 << 28)
-        arguments = unpack(request["args"], _resolve, [bytes(b) for b in request_buffers])
-        with np.errstate(**request.get("errstate", {})):
-            result = HANDLERS[request["op"]](*arguments)
-        reply = dumps({"value": pack(result, _other, buffers)})
-        size = len(reply) + sum(len(buffer) for buffer in buffers)
-        limit = int(request.get("limit", size))
-        if size > limit:  # said here: a message above the limit is dropped by the grader's socket unread
-            raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of {limit:,}")
-    except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
-        buffers = []
-        frames = traceback.format_exception(type(error), error, error.__traceback__)
-        reply = dumps({"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
-                                 "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}})
+        reply, buffers = _carry_out(text, [bytes(b) for b in request_buffers])
     finally:
         (builtins.input, getpass.getpass), _input_open = saved, False
     comm.send(data={"id": request_id, "reply": reply}, buffers=buffers)
+
+
+def _carry_out(request, request_buffers):
+    """(reply as JSON text, its buffers) for one request (its JSON text, or read already): {"value": ...} or
+    {"error": ...}. With `request_buffers` None, arrays travel inside the text both ways (a request made
+    while a call-back is answered)."""
+    buffers = [] if request_buffers is not None else None
+    try:
+        if isinstance(request, str):
+            request = loads(request, 1 << 28)
+        arguments = unpack(request["args"], _resolve, request_buffers)
+        with np.errstate(**request.get("errstate", {})):
+            result = HANDLERS[request["op"]](*arguments)
+        reply = dumps({"value": pack(result, _other, buffers)})
+        size = len(reply) + sum(len(buffer) for buffer in buffers or [])
+        limit = int(request.get("limit", size))
+        if size > limit:  # said here: a message above the limit is dropped by the grader's socket unread
+            raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of {limit:,}")
+        return reply, buffers or []
+    except BaseException as error:  # noqa: B902 (SystemExit and KeyboardInterrupt are answers too)
+        frames = traceback.format_exception(type(error), error, error.__traceback__)
+        return dumps({"error": {"name": type(error).__name__, "builtin": _builtin_base(error),
+                                "message": str(error)[:4000], "traceback": "".join(frames[-12:])[-8000:]}}), []
