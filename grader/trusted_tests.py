@@ -10,6 +10,14 @@ student's interpreter sees the inputs of each call and nothing else: no test cod
 no hidden test. Whatever it answers, the checks, the references and the verdict are computed here, a
 cell whose checks did not all run fails (grader/check_coverage.py), and the test cell's outputs (what
 nbgrader scores) are written here.
+
+One mistake costs once: a test cell that starts with `testing(exercise, calls=(...))`
+(attention_course.dependencies) has the functions of earlier exercises it names replaced, for the rest
+of the cell, by correct versions that run here: the source notebook's answer cells, run in a namespace of
+their own. In the student's kernel those names (and the default arguments that captured them) become
+call-backs to these versions, which answer only while the cell runs; the student's printed output of a
+cell they answered in is withheld, so no correct answer leaves the grader on inputs of the student's
+choosing.
 """
 import ast
 import builtins
@@ -17,12 +25,13 @@ import contextlib
 import io
 import os
 import sys
+import time
 import traceback
 
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
-from attention_course import kernel_side
+from attention_course import dependencies, kernel_side
 from grader.bridge import MAX_REPLY_CHARACTERS, KernelBridge, install_agent_code, mark_stderr
 from grader.check_coverage import RAN, CheckCoverage
 from grader.kernel_client import LimitedBlockingKernelClient
@@ -30,6 +39,10 @@ from grader.student_errors import StudentCodeError
 
 # Student output kept per test cell.
 MAX_STUDENT_OUTPUT = 20_000
+# After a test cell (its deadline perhaps spent), how long putting the student's own functions back may take.
+RESTORE_SECONDS = 10
+WITHHELD = ("[your code's printed output is not shown for this test: the grader's correct versions of earlier "
+            "exercises answered its calls]\n")
 
 
 class Namespace(dict):
@@ -69,11 +82,15 @@ class TrustedTests:
     What libraries print below Python while the tests run (TensorFlow's notices) goes to `log_path`.
     """
 
-    def __init__(self, bridge: KernelBridge, setup_sources: list, log_path: str = os.devnull):
+    def __init__(self, bridge: KernelBridge, setup_sources: list, log_path: str = os.devnull,
+                 references: list = ()):
         self.bridge = bridge
         self.setup_sources = list(setup_sources)
         self.log_path = log_path
+        self.references = list(references)  # the source notebook's answer cells, in order
         self.namespace = None
+        self._reference = None  # their namespace, made when a test first asks for a correct version
+        self._standing = []  # (names, the kernel's number to restore them) of the running test cell
 
     def _start(self):
         self.namespace = Namespace(self.bridge)
@@ -83,13 +100,14 @@ class TrustedTests:
 
     def run(self, source: str, name: str, timeout: float) -> list:
         """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
-        stdout = io.StringIO()
-        self.bridge.output = lambda text: stdout.write(text) if stdout.tell() < MAX_STUDENT_OUTPUT else None
+        stdout, withheld = io.StringIO(), io.StringIO()
+        self.bridge.output = lambda text: ((withheld if self._standing else stdout).write(text)
+                                           if stdout.tell() + withheld.tell() < MAX_STUDENT_OUTPUT else None)
         outputs, result, failure = [], None, None
         stderr = io.StringIO()
         try:
             # The course's test helpers (attention_course.kernel_side) work through this kernel while it runs.
-            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), \
+            with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), self._stand_ins(), \
                     contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), \
                     native_stderr_to(self.log_path):
                 if self.namespace is None:
@@ -99,6 +117,8 @@ class TrustedTests:
             raise
         except BaseException as error:  # noqa: B902 (a test that calls exit() still fails, not the grader)
             failure = error
+        if withheld.tell():
+            stdout.write(WITHHELD if self.bridge.callbacks_run else withheld.getvalue())
         text = stdout.getvalue()
         text += mark_stderr(stderr.getvalue())
         if text:
@@ -109,6 +129,52 @@ class TrustedTests:
             outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
                                         data={"text/plain": repr(result)}))
         return outputs
+
+    @contextlib.contextmanager
+    def _stand_ins(self):
+        """The span in which `testing(..., calls=...)` puts correct versions in place; they go when it ends."""
+        dependencies.STAND_IN = self._stand_in
+        try:
+            yield
+        finally:
+            dependencies.STAND_IN = None
+            standing, self._standing = self._standing, []
+            for names, number in reversed(standing):
+                for name in names:
+                    self.namespace.pop(name, None)
+                self.bridge.deadline = max(self.bridge.deadline or 0, time.monotonic() + RESTORE_SECONDS)
+                try:
+                    self.bridge.request("restore_globals", number)
+                except (DeadKernelError, KeyboardInterrupt):
+                    raise
+                except Exception:  # noqa: BLE001 (a kernel that will not restore keeps dead call-backs: its loss)
+                    pass
+
+    def _stand_in(self, names):
+        """Correct versions of the earlier exercises `names`, here and in the kernel, for this test cell."""
+        if not names or not self.references:
+            return  # no source notebook at hand: the student's own functions are called, as they are
+        reference = self._reference_namespace()
+        unknown = [name for name in names if not callable(reference.get(name))]
+        if unknown:
+            raise LookupError(f"the test asks for correct versions of {unknown}, which the source notebook's answer "
+                              "cells do not define")
+        values = {name: reference[name] for name in names}
+        self.namespace.update(values)
+        self._standing.append((list(values), self.bridge.request("set_globals", values)))
+
+    def _reference_namespace(self) -> dict:
+        """The setup cell and the source notebook's answer cells, run here once (a plain namespace: nothing in
+        it reaches the student's kernel but call-backs)."""
+        if self._reference is None:
+            namespace = {"__name__": "__main__"}
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                for index, source in enumerate(self.setup_sources):
+                    exec(compile(source, f"<setup cell {index}>", "exec"), namespace)
+                for index, source in enumerate(self.references):
+                    exec(compile(source, f"<correct answer {index}>", "exec"), namespace)
+            self._reference = namespace
+        return self._reference
 
     def _exec(self, source: str, name: str):
         coverage = CheckCoverage(ast.parse(source, filename=name))
@@ -138,13 +204,20 @@ def exception_output(error: BaseException, name: str) -> NotebookNode:
 
 def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, interrupt,
                   max_message_bytes: int = MAX_REPLY_CHARACTERS, log_path: str = os.devnull,
-                  install_timeout: float = 60) -> TrustedTests:
+                  install_timeout: float = 60, references: list = ()) -> TrustedTests:
     """The whole chain for one kernel: a client of its own (size-limited sockets), the bridge, the agent
-    installed in the kernel, and the trusted test runner with the setup cell's sources."""
+    installed in the kernel, and the trusted test runner with the setup cell's sources and the source
+    notebook's answer cells (`references`, for the correct versions of earlier exercises)."""
     client = LimitedBlockingKernelClient()
     client.max_message_bytes = max_message_bytes
     client.load_connection_info(connection_info)
     client.start_channels()
     bridge = KernelBridge(client, is_alive=is_alive, interrupt=interrupt, output=lambda text: None)
     bridge.run_code(install_agent_code(), timeout=install_timeout)
-    return TrustedTests(bridge, setup_sources, log_path)
+    return TrustedTests(bridge, setup_sources, log_path, references)
+
+
+def answer_sources(source_nb) -> list:
+    """The answer cells of a source notebook (with their solutions), in order."""
+    return [cell.source for cell in source_nb.cells
+            if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution")]

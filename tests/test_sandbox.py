@@ -210,7 +210,7 @@ def test_call_backs_live_only_during_their_test_and_take_bounded_input(kernel):
     manager, client = kernel
     run(client, "kept = []\n\ndef keep(function):\n    kept.append(function)\n    return function(2)\n\n"
                 "def call_kept(x):\n    return kept[0](x)\n\ndef send_big(function):\n"
-                "    return function('x' * (8 * 2 ** 20))")
+                "    return function('x' * (24 * 2 ** 20))")
     tests = connect_tests(manager.get_connection_info(), [], is_alive=lambda: True, interrupt=lambda: None)
     assert tests.run("assert keep(lambda x: 3 * x) == 6", "<t1>", 30) == []
     later = tests.run("call_kept(5)", "<t2>", 30)
@@ -283,3 +283,37 @@ def test_cgroups_problem_names_each_controller_it_cannot_use(monkeypatch):
     finally:
         cgroups.problem.cache_clear()
     assert all(cgroups.ENFORCES[c] in message for c in cgroups.CONTROLLERS)
+
+
+STAND_IN_ANSWERS = ["def double(x):\n    return 2 * x", "def quadruple(x, times=double):\n    return times(times(x))",
+                    "def apply(function, x):\n    return function(x) + 1"]
+
+
+def test_correct_versions_stand_in_for_earlier_exercises_only_during_their_test(kernel):
+    """One mistake costs once: a test that declares `calls` grades its exercise with the grader's correct
+    versions of those functions, even where the student's function captured its own as a default, and they
+    answer nothing once the test has ended; what the student's code printed meanwhile is withheld."""
+    manager, client = kernel
+    run(client, "def double(x):\n    return 3 * x\n\nkept = []\n\n"
+                "def quadruple(x, times=double):\n    kept.append(times)\n    print('peek', times(41))\n"
+                "    return times(times(x))\n\ndef use_kept(x):\n    return kept[0](x)")
+    setup = ["import numpy as np\nfrom attention_course.checks import *\n"
+             "from attention_course.dependencies import testing"]
+    tests = connect_tests(manager.get_connection_info(), setup, is_alive=lambda: True, interrupt=lambda: None,
+                          references=STAND_IN_ANSWERS)
+    graded = tests.run("testing('quadruple', calls=('double',))\nassert quadruple(5) == 20, quadruple(5)", "<t1>", 30)
+    assert [o for o in graded if o["output_type"] == "error"] == [], graded
+    assert "peek" not in json.dumps(graded) and "not shown for this test" in json.dumps(graded), graded
+    own = tests.run("assert quadruple(5) == 20, quadruple(5)", "<t2>", 30)
+    assert own[-1]["ename"] == "AssertionError" and "45" in own[-1]["evalue"], "without `calls`, the student's own"
+    assert "peek 123" in json.dumps(own), "the student's output is shown where no correct version answered"
+    kept = tests.run("use_kept(1)", "<t3>", 30)
+    assert kept[-1]["ename"] == "RuntimeError" and "belonged to a test that has ended" in kept[-1]["evalue"]
+    restored = tests.run("assert double(2) == 6, double(2)", "<t4>", 30)
+    assert restored == [], "the student's own function is back after the test"
+    run(client, "def apply(function, x):\n    return 0\n\ndef shifted(x):\n    return apply(lambda y: 10 * double(y), x)")
+    nested = tests.run("testing('shifted', calls=('double', 'apply'))\nassert shifted(3) == 61, shifted(3)", "<t5>", 30)
+    assert [o for o in nested if o["output_type"] == "error"] == [], (
+        "a correct version handed the student's own function calls it in the student's kernel", nested)
+    unknown = tests.run("testing('quadruple', calls=('triple',))", "<t6>", 30)
+    assert unknown[-1]["ename"] == "LookupError" and "triple" in unknown[-1]["evalue"]

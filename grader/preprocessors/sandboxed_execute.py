@@ -11,6 +11,7 @@ import nbformat
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.api import Gradebook
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute
 from traitlets import Instance, Integer, Unicode, default
 
@@ -18,7 +19,7 @@ from grader import cgroups
 from grader.course import nbgrader_meta
 from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
-from grader.trusted_tests import connect_tests, error_output
+from grader.trusted_tests import answer_sources, connect_tests, error_output
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up
@@ -60,6 +61,7 @@ class SandboxedExecute(Execute):
         self._tests = None
         self._resources = resources
         self._trusted = trusted_sources(resources)
+        self._references = self._reference_answers(resources)
         self._started = time.monotonic()
         self._cpu_of_ended_kernels = 0.0
         self._budget_spent = ""
@@ -191,8 +193,25 @@ class SandboxedExecute(Execute):
                                         interrupt=lambda: run_sync(km.interrupt_kernel)(),
                                         max_message_bytes=self.limits.message_mb * 2 ** 20,
                                         log_path=self._log_path("tests.log") or os.devnull,
-                                        install_timeout=min(60, max(1, self._seconds_left())))
+                                        install_timeout=min(60, max(1, self._seconds_left())),
+                                        references=self._references)
         return self._tests
+
+    def _reference_answers(self, resources) -> list:
+        """The source notebook's answer cells: the correct versions of earlier exercises that stand in for the
+        student's while a later exercise is tested (grader/trusted_tests.py). Without the source notebook, the
+        student's own functions are called, and the log says so."""
+        info = (resources or {}).get("nbgrader", {})
+        if not info.get("assignment") or not info.get("notebook"):
+            return []
+        course = CourseDirectory(config=self.config)
+        path = os.path.join(course.format_path(course.source_directory, ".", info["assignment"]),
+                            f"{info['notebook']}.ipynb")
+        if not os.path.isfile(path):
+            self.log.warning("No source notebook at %s: each exercise's tests call the student's own earlier "
+                             "functions, so one mistake can cost points in later exercises", path)
+            return []
+        return answer_sources(nbformat.read(path, as_version=4))
 
     def _death_reason(self) -> str:
         code = None
