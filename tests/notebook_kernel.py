@@ -15,8 +15,9 @@ import nbformat
 from jupyter_client import KernelManager
 
 from grader.course import SOLUTIONS, course_config, nbgrader_meta
+from grader.exercise_calls import exercise_calls
 from grader.preprocessors import SETUP_CELL
-from grader.trusted_tests import connect_tests
+from grader.trusted_tests import answer_sources, connect_tests
 
 
 
@@ -30,6 +31,7 @@ class CellResult:
     error: str = ""
     stderr: str = ""
     stdout: str = ""
+    traceback: str = ""
 
     @property
     def passed(self) -> bool:
@@ -43,6 +45,10 @@ class ExerciseResult:
     max_points: float
     kernel_points: float = 0.0  # as the test cells give them in the student's own kernel (Run, Validate)
     failures: dict = field(default_factory=dict)  # grade_id -> message
+    # Later exercises whose tests call this one: grade_id -> message of each of their test cells that failed
+    # when graded, and of each visible one that failed in the student's kernel without naming this exercise.
+    later_failures: dict = field(default_factory=dict)
+    unnamed_in_kernel: dict = field(default_factory=dict)
 
 
 class NotebookKernel:
@@ -60,9 +66,11 @@ class NotebookKernel:
         self.client.start_channels()
         self.client.wait_for_ready(timeout=120)
         setup = [c.source for c in self.notebook.cells if nbgrader_meta(c).get("grade_id") == SETUP_CELL]
+        self.calls = exercise_calls(assignment, self.notebook)
         # The chain gets its own sockets: a second manager.client() would mute the first's iopub.
         self.trusted = connect_tests(self.manager.get_connection_info(), setup, is_alive=self.manager.is_alive,
-                                     interrupt=self.manager.interrupt_kernel, install_timeout=120)
+                                     interrupt=self.manager.interrupt_kernel, install_timeout=120,
+                                     references=answer_sources(self.notebook))
 
     def close(self):
         self.trusted.bridge.close()
@@ -71,7 +79,7 @@ class NotebookKernel:
 
     def run(self, code: str) -> CellResult:
         streams = {"stdout": [], "stderr": []}
-        errors = []
+        errors, tracebacks = [], []
 
         def hook(message):
             content = message["content"]
@@ -79,6 +87,7 @@ class NotebookKernel:
                 streams[content["name"]].append(content["text"])
             elif message["msg_type"] == "error":
                 errors.append(f"{content['ename']}: {content['evalue']}")
+                tracebacks.append("\n".join(content.get("traceback", [])))
 
         reply = self.client.execute_interactive(code, timeout=self.timeout, output_hook=hook,
                                                 allow_stdin=False)
@@ -86,7 +95,7 @@ class NotebookKernel:
         if stderr and self._ignore.search(stderr):
             stderr = ""
         ok = reply["content"]["status"] == "ok" and not errors
-        return CellResult(ok, "\n".join(errors), stderr, "".join(streams["stdout"]))
+        return CellResult(ok, "\n".join(errors), stderr, "".join(streams["stdout"]), "\n".join(tracebacks))
 
     def run_all(self):
         """Run every code cell in order; raise if one fails."""
@@ -111,8 +120,10 @@ class NotebookKernel:
             raise KeyError(f"No test cells named {prefix}* in {self.path.name}")
         return cells
 
-    def grade_answer(self, exercise: str, answer_code: str) -> ExerciseResult:
-        """Points the exercise's own test cells give `answer_code`; the notebook's answer is restored after."""
+    def grade_answer(self, exercise: str, answer_code: str, later: bool = False) -> ExerciseResult:
+        """Points the exercise's own test cells give `answer_code`; the notebook's answer is restored after.
+        With `later`, also the test cells of the later exercises that call this one (grader.exercise_calls),
+        their answer cells run again first, as in a notebook run from the top."""
         defined = self.run(answer_code)
         result = ExerciseResult(0.0, 0.0)
         for cell in self.test_cells(exercise):
@@ -129,7 +140,22 @@ class NotebookKernel:
                     e if isinstance(e, str) else f"{e.ename}: {e.evalue}"[:300] for e in errors)
             else:
                 result.points += meta["points"]
+        callers = [other for other, calls in self.calls.items() if exercise in calls] if later and defined.ok else []
+        own_visible_failed = any(not self.run(c.source).ok for c in self.test_cells(exercise)[:1]) if callers else False
+        for other in callers:
+            self.run(self.answer_cell(other).source)
+            for cell in self.test_cells(other):
+                grade_id = nbgrader_meta(cell)["grade_id"]
+                errors = [o for o in self.trusted.run(cell.source, f"<{grade_id}>", self.timeout)
+                          if o.output_type == "error"]
+                if errors:
+                    result.later_failures[grade_id] = f"{errors[0].ename}: {errors[0].evalue}"[:300]
+            visible = self.run(self.test_cells(other)[0].source)
+            if own_visible_failed and not visible.ok and f"your `{exercise}`" not in visible.traceback:
+                result.unnamed_in_kernel[other] = visible.error[:300]
         restored = self.run(self.answer_cell(exercise).source)
         if not restored.ok:
             raise RuntimeError(f"Restoring the answer to {exercise} failed: {restored.error}")
+        for other in callers:
+            self.run(self.answer_cell(other).source)
         return result

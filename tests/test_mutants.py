@@ -4,6 +4,9 @@ Each module in tests/mutants/ names its assignment (ASSIGNMENT) and gives, per e
 (the answer cell's grade_id), WRONG = {exercise: {name: code}} and CORRECT = {exercise: {name: code}}.
 Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py),
 through the grader's trusted verdicts, and must get the same points in the student's own kernel.
+One mistake costs once: with a wrong answer in place, the later exercises whose tests call it
+(grader.exercise_calls) keep all their points when graded, and their visible tests that fail in the
+student's kernel name it.
 """
 import importlib
 import pkgutil
@@ -26,7 +29,7 @@ CASES = [
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment, kind, exercise, name, code", CASES)
 def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name, code):
-    result = kernels(assignment).grade_answer(exercise, code)
+    result = kernels(assignment).grade_answer(exercise, code, later=kind == "wrong")
     assert result.kernel_points == result.points, (
         f"{name!r} for {exercise}: {result.kernel_points} points in the student's own kernel, {result.points} "
         f"when graded ({result.failures})")
@@ -35,6 +38,12 @@ def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name,
             f"Wrong answer {name!r} to {exercise} kept all {result.max_points} points: "
             "the exercise's tests do not catch this mistake"
         )
+        assert not result.later_failures, (
+            f"Wrong answer {name!r} to {exercise} also cost points in later exercises that call it (the grader's "
+            f"correct version should stand in there): {result.later_failures}")
+        assert not result.unnamed_in_kernel, (
+            f"With {name!r} in {exercise}, these later visible tests failed in the student's kernel without naming "
+            f"`{exercise}`: {result.unnamed_in_kernel}")
     else:
         assert result.points == result.max_points, (
             f"Correct variant {name!r} of {exercise} got {result.points}/{result.max_points}: {result.failures}"

@@ -81,7 +81,8 @@ def test_student_notebook_has_no_solution_code_or_hidden_tests(assignment):
         for region in re.findall(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", cell.source, re.S):
             for line in region[1].splitlines():
                 line = line.strip()
-                if len(line) > 25 and not line.startswith("#"):
+                # A hidden test's testing(...) line is the visible test's first line: a declaration, no secret.
+                if len(line) > 25 and not line.startswith(("#", "testing(")):
                     assert line not in text, f"notebooks/{assignment} leaks solution/hidden line: {line!r}"
 
 
@@ -172,3 +173,28 @@ def test_student_facing_text_cites_sources_not_our_notes(assignment):
                 found = re.findall(r"\bseeds?\b(?! of)|\bthe survey\b|\bthe article\b|\(00\d\b|\bself attention\b",
                                    cell.source, re.I)
                 assert not found, f"{assignment}: {found} in a markdown cell; cite authors, titles and years"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assignment):
+    """One mistake costs once (grader/AUTHORING.md): a visible test starts with testing(exercise, calls=...),
+    a hidden one has that line right after BEGIN HIDDEN TESTS when it calls earlier exercises, and `calls` is
+    what the code calls (grader/exercise_calls.py)."""
+    from grader.exercise_calls import exercise_calls, testing_line
+    from grader.mistakes import exercise_layout
+    notebook = source_notebook(assignment)
+    calls = exercise_calls(assignment, notebook)
+    for exercise, (_, _, tests) in exercise_layout(notebook).items():
+        expected = testing_line(exercise, calls[exercise])
+        for index in tests:
+            cell = notebook.cells[index]
+            lines = cell.source.splitlines()
+            hidden = "### BEGIN HIDDEN TESTS"
+            where = lines.index(hidden) + 1 if hidden in lines else 0
+            declared = [line for line in lines if line.startswith("testing(")]
+            grade_id = nbgrader_meta(cell)["grade_id"]
+            if where and not calls[exercise]:
+                assert not declared, f"{assignment} {grade_id}: a hidden test that calls no earlier exercise says so"
+            else:
+                assert lines[where] == expected and declared == [expected], (
+                    f"{assignment} {grade_id}: line {where + 1} must be {expected!r}, found {declared}")
