@@ -11,12 +11,21 @@ calls. The same line does two things:
   of the cell the grader's own correct versions of the functions in `calls` stand in for yours: your
   `attention` is graded on its own, whatever your `scaled_dot_score` does. The correct versions run in
   the grader and answer your code's calls only while this test runs; none of their code reaches you.
+  A layer (a class) stands in as the course's test double of it (`DOUBLES`), whose arithmetic the
+  test knows.
 - In your own kernel (Run, Validate), it remembers whether each exercise's test passed, and when a test
   fails it names the earlier function that has not passed its own test: "This check calls your
   `scaled_dot_score`, which fails its own test: fix that first."
 """
 import sys
 
+# Earlier exercises whose correct version cannot run in the grader (a Keras layer is built in your kernel): while
+# graded, the course's test double of that name in attention_course.layer_doubles stands in instead (plain
+# arithmetic, none of the answer). None: no double can be made without the answer (notebook 03's
+# one_step_attention is the shared attention layers called on symbolic tensors): named by a failing test in your
+# kernel, never replaced.
+DOUBLES = {"EncoderLayer": "EncoderLayerDouble", "DecoderLayer": "DecoderLayerDouble", "Encoder": "EncoderDouble",
+           "Decoder": "DecoderDouble", "AttentionPooling": "AttentionPoolingDouble", "one_step_attention": None}
 STAND_IN = None  # while graded: the grader's function that puts its correct versions in place for one test
 _current = None  # (exercise, calls) of the test cell running in this kernel
 _results = {}  # exercise -> (passed, the notebook's object of that name when its test ran)

@@ -22,6 +22,7 @@ choosing.
 import ast
 import builtins
 import contextlib
+import importlib
 import io
 import os
 import sys
@@ -151,16 +152,24 @@ class TrustedTests:
                     pass
 
     def _stand_in(self, names):
-        """Correct versions of the earlier exercises `names`, here and in the kernel, for this test cell."""
-        if not names or not self.references:
-            return  # no source notebook at hand: the student's own functions are called, as they are
-        reference = self._reference_namespace()
-        unknown = [name for name in names if not callable(reference.get(name))]
-        if unknown:
-            raise LookupError(f"the test asks for correct versions of {unknown}, which the source notebook's answer "
-                              "cells do not define")
-        values = {name: reference[name] for name in names}
-        self.namespace.update(values)
+        """Correct versions of the earlier exercises `names`, here and in the kernel, for this test cell: the
+        course's test double for a layer (attention_course.dependencies.DOUBLES), else the source notebook's
+        function."""
+        values = {}
+        for name in (n for n in names if dependencies.DOUBLES.get(n)):
+            values[name] = getattr(importlib.import_module("attention_course.layer_doubles"), dependencies.DOUBLES[name])
+        functions = [name for name in names if name not in dependencies.DOUBLES]
+        if functions and self.references:  # without the source notebook, the student's own functions are called
+            reference = self._reference_namespace()
+            unknown = [name for name in functions if not callable(reference.get(name))]
+            if unknown:
+                raise LookupError(f"the test asks for correct versions of {unknown}, which the source notebook's "
+                                  "answer cells do not define")
+            values.update({name: reference[name] for name in functions})
+        if not values:
+            return
+        # A double is asked of the kernel like the student's class it replaces (isinstance checks reach it there).
+        self.namespace.update({name: value for name, value in values.items() if name not in dependencies.DOUBLES})
         self._standing.append((list(values), self.bridge.request("set_globals", values)))
 
     def _reference_namespace(self) -> dict:
