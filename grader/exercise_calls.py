@@ -6,9 +6,10 @@ function, or name a function that does (the closure: `local_attention` calls `at
 (attention_course.dependencies); tests/test_notebook_structure.py checks the declarations against
 this reading, and `python -m grader.exercise_calls NN_topic` prints the lines an author pastes.
 
-Only functions are stood in for: a class (a Keras layer) is built in the student's kernel, where no
-correct version may go. A function listed in `SYMBOLIC` is called on Keras's symbolic tensors while a
-model is built, so its correct version could not run in the grader either.
+A function stands in as the source notebook's answer, run in the grader; a class (a Keras layer, built
+in the student's kernel where no correct version may go) and a function called on Keras's symbolic
+tensors stand in as the course's test double (attention_course.dependencies.DOUBLES), which every
+name of those kinds must have.
 """
 import ast
 import sys
@@ -16,16 +17,12 @@ import sys
 from grader.course import SOLUTIONS, nbgrader_meta
 from grader.mistakes import exercise_layout
 
-# (assignment, function): functions called on symbolic tensors, which cannot be answered from the grader.
-SYMBOLIC = {("03_date_translation", "one_step_attention")}
-
-
 def _names(source: str) -> set:
     return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
 
 
-def _defined_functions(source: str) -> list:
-    return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+def _defined(source: str) -> list:
+    return [node.name for node in ast.parse(source).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
 
 
 def exercise_calls(assignment: str, source_nb) -> dict:
@@ -35,8 +32,7 @@ def exercise_calls(assignment: str, source_nb) -> dict:
     functions = {}  # exercise -> the earlier functions its answer cell names directly
     for exercise, (answer, _, tests) in layout.items():
         earlier = order[:order.index(exercise)]
-        candidates = {name for name in earlier if name in _defined_functions(source_nb.cells[layout[name][0]].source)
-                      and (assignment, name) not in SYMBOLIC}
+        candidates = {name for name in earlier if name in _defined(source_nb.cells[layout[name][0]].source)}
         named = _names(source_nb.cells[answer].source)
         for index in tests:
             named |= _names(source_nb.cells[index].source)
