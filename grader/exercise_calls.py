@@ -6,47 +6,41 @@ function, or name a function that does (the closure: `local_attention` calls `at
 (attention_course.dependencies); tests/test_notebook_structure.py checks the declarations against
 this reading, and `python -m grader.exercise_calls NN_topic` prints the lines an author pastes.
 
-A function stands in as the source notebook's answer, run in the grader; a class (a Keras layer, built
-in the student's kernel where no correct version may go) and a function called on Keras's symbolic
-tensors stand in as the course's test double (attention_course.dependencies.DOUBLES), which every
-name of those kinds must have.
+When graded, a function stands in as the source notebook's answer, run in the grader; a class (a Keras
+layer, built in the student's kernel where no correct version may go) as the course's test double
+(attention_course.dependencies.DOUBLES).
 """
 import ast
 import sys
 
-from grader.course import SOLUTIONS, nbgrader_meta
+from grader.course import SOLUTIONS
 from grader.mistakes import exercise_layout
 
-def _names(source: str) -> set:
-    return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+
+def _names(tree) -> set:
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
 
 
-def _defined(source: str) -> list:
-    return [node.name for node in ast.parse(source).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-
-
-def exercise_calls(assignment: str, source_nb) -> dict:
-    """{exercise: (earlier functions its tests call, in notebook order)} for every exercise."""
+def exercise_calls(source_nb) -> dict:
+    """{exercise: (earlier functions and classes its tests call, in notebook order)} for every exercise."""
     layout = exercise_layout(source_nb)
     order = list(layout)
-    functions = {}  # exercise -> the earlier functions its answer cell names directly
-    for exercise, (answer, _, tests) in layout.items():
-        earlier = order[:order.index(exercise)]
-        candidates = {name for name in earlier if name in _defined(source_nb.cells[layout[name][0]].source)}
-        named = _names(source_nb.cells[answer].source)
-        for index in tests:
-            named |= _names(source_nb.cells[index].source)
-        functions[exercise] = (named & candidates, candidates)
+    answers = {exercise: ast.parse(source_nb.cells[answer].source) for exercise, (answer, _, _) in layout.items()}
+    named = {exercise: _names(answers[exercise]) for exercise in order}  # what each answer cell names
+    defined = {exercise: {node.name for node in answers[exercise].body
+                          if isinstance(node, (ast.FunctionDef, ast.ClassDef))} for exercise in order}
     found = {}
-    for exercise in order:
-        direct, candidates = functions[exercise]
-        closure, todo = set(), list(direct)
-        while todo:
+    for position, exercise in enumerate(order):
+        earlier = {name for name in order[:position] if name in defined[name]}
+        direct = set(named[exercise])
+        for index in layout[exercise][2]:
+            direct |= _names(ast.parse(source_nb.cells[index].source))
+        closure, todo = set(), list(direct & earlier)
+        while todo:  # what the named functions call in turn
             name = todo.pop()
-            if name in closure:
-                continue
-            closure.add(name)
-            todo += [n for n in _names(source_nb.cells[layout[name][0]].source) & candidates if n not in closure]
+            if name not in closure:
+                closure.add(name)
+                todo += list(named[name] & earlier)
         found[exercise] = tuple(name for name in order if name in closure)
     return found
 
@@ -63,7 +57,7 @@ def main(argv=None):
     import nbformat
     for assignment in (argv if argv is not None else sys.argv[1:]):
         source_nb = nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
-        for exercise, calls in exercise_calls(assignment, source_nb).items():
+        for exercise, calls in exercise_calls(source_nb).items():
             print(testing_line(exercise, calls))
 
 

@@ -183,7 +183,7 @@ def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assi
     from grader.exercise_calls import exercise_calls, testing_line
     from grader.mistakes import exercise_layout
     notebook = source_notebook(assignment)
-    calls = exercise_calls(assignment, notebook)
+    calls = exercise_calls(notebook)
     for exercise, (_, _, tests) in exercise_layout(notebook).items():
         expected = testing_line(exercise, calls[exercise])
         for index in tests:
