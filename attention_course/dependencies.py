@@ -57,13 +57,11 @@ def _notebook_object(name: str):
     return sys.modules["__main__"].__dict__.get(name)
 
 
-def dependency_note(calls=None) -> str:
+def dependency_note() -> str:
     """What a failure of the running test should add: the earlier functions it calls that have not passed
     their own test as they are now ('' when they all have)."""
-    if calls is None:
-        calls = _current[1] if _current else ()
     notes = []
-    for name in calls:
+    for name in (_current[1] if _current else ()):
         record = _results.get(name)
         if record is None:
             notes.append(f"This check calls your `{name}`, whose own test has not run yet: run that test cell "

@@ -91,13 +91,11 @@ class TrustedTests:
         self.references = list(references)  # the source notebook's answer cells, in order
         self.namespace = None
         self._reference = None  # their namespace, made when a test first asks for a correct version
-        self._standing = []  # (names, the kernel's number to restore them) of the running test cell
+        self._standing = []  # (names put in the test's namespace, the kernel's number to restore) of this cell
 
     def _start(self):
         self.namespace = Namespace(self.bridge)
-        for index, source in enumerate(self.setup_sources):
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                exec(compile(source, f"<setup cell {index}>", "exec"), self.namespace)
+        run_quietly(self.setup_sources, "setup cell", self.namespace)
 
     def run(self, source: str, name: str, timeout: float) -> list:
         """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
@@ -169,19 +167,17 @@ class TrustedTests:
         if not values:
             return
         # A double is asked of the kernel like the student's class it replaces (isinstance checks reach it there).
-        self.namespace.update({name: value for name, value in values.items() if name not in dependencies.DOUBLES})
-        self._standing.append((list(values), self.bridge.request("set_globals", values)))
+        here = {name: value for name, value in values.items() if name not in dependencies.DOUBLES}
+        self.namespace.update(here)
+        self._standing.append((list(here), self.bridge.request("set_globals", values)))
 
     def _reference_namespace(self) -> dict:
         """The setup cell and the source notebook's answer cells, run here once (a plain namespace: nothing in
         it reaches the student's kernel but call-backs)."""
         if self._reference is None:
             namespace = {"__name__": "__main__"}
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                for index, source in enumerate(self.setup_sources):
-                    exec(compile(source, f"<setup cell {index}>", "exec"), namespace)
-                for index, source in enumerate(self.references):
-                    exec(compile(source, f"<correct answer {index}>", "exec"), namespace)
+            run_quietly(self.setup_sources, "setup cell", namespace)
+            run_quietly(self.references, "correct answer", namespace)
             self._reference = namespace
         return self._reference
 
@@ -196,6 +192,13 @@ class TrustedTests:
             result = eval(compile(ast.Expression(last.value), name, "eval"), self.namespace)
         coverage.verify()
         return result
+
+
+def run_quietly(sources: list, label: str, namespace: dict):
+    """Run cells' sources in `namespace`, what they print dropped."""
+    for index, source in enumerate(sources):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            exec(compile(source, f"<{label} {index}>", "exec"), namespace)
 
 
 def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
