@@ -1,6 +1,7 @@
 """SandboxedExecute: nbgrader's Execute with the student's cells in a sandboxed, limited kernel and the tests
 in the grader, within a budget per notebook."""
 import copy
+import functools
 import json
 import math
 import os
@@ -211,7 +212,7 @@ class SandboxedExecute(Execute):
             self.log.warning("No source notebook at %s: each exercise's tests call the student's own earlier "
                              "functions, so one mistake can cost points in later exercises", path)
             return []
-        return answer_sources(nbformat.read(path, as_version=4))
+        return list(_answers_of(path, os.stat(path).st_mtime_ns))
 
     def _death_reason(self) -> str:
         code = None
@@ -251,6 +252,12 @@ class SandboxedExecute(Execute):
                 except DeadKernelError:
                     self._deaths = self.max_kernel_deaths
                     return
+
+
+@functools.lru_cache(maxsize=16)
+def _answers_of(path: str, modified: int) -> tuple:
+    """The answer cells of the source notebook at `path`, read once per version (a class has many notebooks)."""
+    return tuple(answer_sources(nbformat.read(path, as_version=4)))
 
 
 def trusted_sources(resources) -> dict:
