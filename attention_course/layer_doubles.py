@@ -4,8 +4,9 @@ A hidden test of an exercise that builds an earlier exercise's layer (notebook 0
 `EncoderLayer`s, notebook 05's classifiers build `AttentionPooling`) swaps that class for its double
 while the model is built (`attention_course.kernel_side.student_globals`), so the later exercise is
 graded on what it adds, whatever the earlier layer does. Each double takes the constructor and call
-arguments of the layer it stands for, and every argument changes its output (the mask, `training`,
-the rate, the sizes), so a later exercise that drops one of them still fails:
+arguments of the layer it stands for, and every argument a later exercise must pass on changes its
+output (the masks, `training`, the rate, num_layers, num_heads, the sizes of its weights), so a later
+exercise that drops one of them still fails:
 
 - attention is uniform over the keys the mask allows (zero on a row that allows none);
 - `training=True` adds 1 to every output, and `dropout_rate` adds the rate;
