@@ -18,7 +18,7 @@ def main(argv=None) -> int:
     release = commands.add_parser("release", help="regenerate notebooks/ from solutions/")
     release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
     named = commands.add_parser(
-        "mistakes", help="grade the typical mistakes the feedback names (tests/mutants/), once per assignment "
+        "mistakes", help="grade the typical mistakes the feedback names (course/<assignment>/answers.py), once per assignment "
                          "version; `grade` does it first otherwise")
     named.add_argument("assignments", nargs="*", help="assignment names (default: all)")
     named.add_argument("--workers", type=int, default=None, help="assignments graded at once (default: one per core)")

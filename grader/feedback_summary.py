@@ -7,7 +7,7 @@ and scores), so `grade` and the Formgrader's Generate Feedback give the same pag
   hidden test the expected part is left out, here and in the notebook below;
 - errors raised by the student's code with their traceback cut to the student's own lines;
 - "this looks like: <named mistake>" when the exercise's tests answered exactly as one of the named
-  typical mistakes of tests/mutants/ did (grader.mistakes);
+  typical mistakes of course/<assignment>/answers.py did (grader.mistakes);
 - for a failed visible check of attention weights, the student's weights beside the expected ones
   (attention_course.heatmaps.plot_attention), drawn from the numbers the message carries.
 It is one markdown cell of plain HTML (tables, text, embedded PNG) placed first, before

@@ -1,7 +1,7 @@
 """Named typical mistakes, recognised in a student's graded answer.
 
-The catalogue is the one the tests use: tests/mutants/<module>.py gives, per assignment, WRONG =
-{exercise: {name: code}}, and tests/test_mutants.py checks that each loses points. Here each named
+The catalogue is the one the tests use: course/<assignment>/answers.py gives WRONG = {exercise: {name:
+code}} (grader/assignment_answers.py), and tests/test_mutants.py checks that each loses points. Here each named
 mistake is graded once per assignment by the notebook's own test cells, in the grading sandbox and
 with the verdicts decided in the grader (grader.preprocessors.SandboxedExecute), right where the
 exercise sits in the solved notebook. What its test cells answered (passed, or the failure message)
@@ -9,23 +9,21 @@ is its fingerprint. A student whose test cells of that exercise answer exactly t
 inputs, made (something that behaves like) that mistake.
 
 Only hashes are kept (`_grading/mistakes/<assignment>.json`, keyed by the source notebook and each
-mistake's code), so the cache holds no hidden test's message, and a mistake added to tests/mutants/
+mistake's code), so the cache holds no hidden test's message, and a mistake added to answers.py
 is recognised from the next grading on.
 """
 import copy
 import fcntl
 import hashlib
-import importlib
 import json
-import pkgutil
 import re
-import sys
 import time
 from pathlib import Path
 
 import nbformat
 
-from grader.course import REPO, STATE, nbgrader_meta, write_atomically
+from grader import assignment_answers
+from grader.course import STATE, nbgrader_meta, write_atomically
 
 NOT_ANSWERED = "NotImplementedError"
 _RAISED_IN = "--- raised in your code ---"
@@ -35,18 +33,9 @@ _MARK = "attention_course_mistake"  # cell metadata of the synthetic notebook's 
 
 
 def catalogue(assignment: str) -> dict:
-    """{exercise: {name: code}}: the named wrong answers of `assignment` from tests/mutants/."""
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    try:
-        package = importlib.import_module("tests.mutants")
-    except ImportError:
-        return {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"tests.mutants.{info.name}")
-        if getattr(module, "ASSIGNMENT", None) == assignment:
-            return {exercise: dict(answers) for exercise, answers in module.WRONG.items()}
-    return {}
+    """{exercise: {name: code}}: the named wrong answers of `assignment` (course/<assignment>/answers.py)."""
+    module = assignment_answers.answers(assignment)
+    return {exercise: dict(answers) for exercise, answers in module.WRONG.items()} if module is not None else {}
 
 
 _JOINED = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]) ([A-Za-z])(?![A-Za-z0-9])")

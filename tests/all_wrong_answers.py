@@ -7,8 +7,9 @@ that gives it a point checks shapes or properties only, not values.
 
 ANSWERS = {assignment: {grade_id: code}}; each code replaces the whole answer cell.
 """
-from tests.course_files import answer_editor
-from tests.mutants.nb05_attention_in_models import _POOL_HEAD
+from grader.assignment_answers import answer_editor, answers
+
+_POOL_HEAD = answers("05_attention_in_models")._POOL_HEAD
 
 
 ANSWERS = {

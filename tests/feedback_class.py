@@ -10,12 +10,13 @@ from pathlib import Path
 
 import nbformat
 
+from grader.assignment_answers import answers
 from grader.course import nbgrader_meta
 from grader.samples import fill_answers
 from tests.course_files import REPO, source_notebook, student_notebook
-from tests.mutants.nb02_three_stage_attention import WRONG
 
 ASSIGNMENT = "02_three_stage_attention"
+WRONG = answers(ASSIGNMENT).WRONG
 # A shape error raised inside the student's own function: the feedback shows their line, not the grader's.
 CRASHING_DOT_SCORE = "def dot_score(Q, K):\n    scores = Q @ K.transpose(0, 2, 1)\n    return scores\n"
 # student -> (Canvas user id, {exercise: (named mistake or None, code)})

@@ -1,6 +1,6 @@
 """Wrong answers must lose points and differently written correct answers must keep them.
 
-Each module in tests/mutants/ names its assignment (ASSIGNMENT) and gives, per exercise
+Each assignment's course/<assignment>/answers.py (grader/assignment_answers.py) gives, per exercise
 (the answer cell's grade_id), WRONG = {exercise: {name: code}} and CORRECT = {exercise: {name: code}}.
 Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py),
 through the grader's trusted verdicts, and must get the same points in the student's own kernel.
@@ -8,15 +8,12 @@ One mistake costs once: with a wrong answer in place, the later exercises whose 
 (grader.exercise_calls) keep all their points when graded, and their visible tests that fail in the
 student's kernel name it.
 """
-import importlib
-import pkgutil
-
 import pytest
 
-from tests import mutants
-from tests.course_files import nbgrader_meta, source_notebook
+from grader.assignment_answers import answers
+from tests.course_files import ASSIGNMENTS, nbgrader_meta, source_notebook
 
-MODULES = [importlib.import_module(f"tests.mutants.{m.name}") for m in pkgutil.iter_modules(mutants.__path__)]
+MODULES = [answers(assignment) for assignment in ASSIGNMENTS if answers(assignment) is not None]
 CASES = [
     pytest.param(module.ASSIGNMENT, kind, exercise, name, code,
                  id=f"{module.ASSIGNMENT}-{exercise}-{kind}-{name}")
@@ -51,7 +48,10 @@ def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name,
 
 
 def test_every_exercise_has_enough_mutants():
-    """At least 3 wrong answers and 1 correct variant for every graded exercise of each notebook."""
+    """Every assignment has its course/<assignment>/answers.py, with at least 3 wrong answers and 1 correct
+    variant for every graded exercise."""
+    missing = [assignment for assignment in ASSIGNMENTS if answers(assignment) is None]
+    assert not missing, f"no course/<assignment>/answers.py for {missing} (grader/AUTHORING.md)"
     for module in MODULES:
         notebook = source_notebook(module.ASSIGNMENT)
         exercises = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]

@@ -8,9 +8,9 @@ grader's trusted verdicts, and the failure must carry a hint.
 import pytest
 
 from tests.course_files import nbgrader_meta
-from tests.mutants import nb02_three_stage_attention, nb04_self_attention
+from grader.assignment_answers import answers
 
-MODULES = (nb02_three_stage_attention, nb04_self_attention)
+MODULES = (answers("02_three_stage_attention"), answers("04_self_attention"))
 CASES = [pytest.param(module.ASSIGNMENT, exercise, name, id=f"{module.ASSIGNMENT}-{exercise}-{name}")
          for module in MODULES for exercise, names in getattr(module, "CAUGHT_BY_VISIBLE", {}).items() for name in names]
 WRONG = {module.ASSIGNMENT: module.WRONG for module in MODULES}
