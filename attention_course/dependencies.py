@@ -19,13 +19,12 @@ calls. The same line does two things:
 """
 import sys
 
-# Earlier exercises whose correct version cannot run in the grader (a Keras layer is built in your kernel): while
-# graded, the course's test double of that name in attention_course.layer_doubles stands in instead (plain
-# arithmetic, none of the answer). None: no double can be made without the answer (notebook 03's
-# one_step_attention is the shared attention layers called on symbolic tensors): named by a failing test in your
-# kernel, never replaced.
+# Earlier exercises whose correct version cannot run in the grader (a Keras layer, or notebook 03's attention step
+# called on symbolic tensors, is built in your kernel): while graded, the course's test double of that name in
+# attention_course.layer_doubles stands in instead (plain arithmetic, none of the answer).
 DOUBLES = {"EncoderLayer": "EncoderLayerDouble", "DecoderLayer": "DecoderLayerDouble", "Encoder": "EncoderDouble",
-           "Decoder": "DecoderDouble", "AttentionPooling": "AttentionPoolingDouble", "one_step_attention": None}
+           "Decoder": "DecoderDouble", "AttentionPooling": "AttentionPoolingDouble",
+           "one_step_attention": "one_step_attention_double"}
 STAND_IN = None  # while graded: the grader's function that puts its correct versions in place for one test
 _current = None  # (exercise, calls) of the test cell running in this kernel
 _results = {}  # exercise -> (passed, the notebook's object of that name when its test ran)

@@ -13,7 +13,10 @@ exercise that drops one of them still fails:
 - each layer holds one trainable `shift` (d_model,), added to its output, so the tests can tell the
   layers apart and their order;
 - `AttentionPoolingDouble` keeps the weights `W`, `b`, `v` of the exercise and pools by a weighted
-  mean over the real steps, step t weighing t + 1 (so it differs from a plain mean).
+  mean over the real steps, step t weighing t + 1 (so it differs from a plain mean);
+- `one_step_attention_double` (notebook 03's attention step, a function of Keras ops, so it builds into
+  a functional model as the exercise does) has no weights: the mean of the encoder states plus the
+  mean of tanh(s_prev), so a model that feeds it another state than the current s gives other outputs.
 
 The arithmetic of each double is written out in NumPy in `expected_*` below, for the tests.
 """
@@ -135,7 +138,15 @@ class AttentionPoolingDouble(layers.Layer):
         return (context, weights) if return_weights else context
 
 
-for _double in (EncoderLayerDouble, DecoderLayerDouble, EncoderDouble, DecoderDouble, AttentionPoolingDouble):
+def one_step_attention_double(a, s_prev):
+    """one_step_attention(a (m, Tx, 2 n_a), s_prev (m, n_s)) -> context (m, 1, 2 n_a):
+    mean over Tx of a, plus the mean of tanh(s_prev) (one number per example)."""
+    query = ops.mean(ops.tanh(s_prev), axis=-1)  # (m,)
+    return ops.mean(a, axis=1, keepdims=True) + ops.expand_dims(ops.expand_dims(query, -1), -1)  # (m, 1, 2 n_a)
+
+
+for _double in (EncoderLayerDouble, DecoderLayerDouble, EncoderDouble, DecoderDouble, AttentionPoolingDouble,
+                one_step_attention_double):
     setattr(_double, _helper, True)
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import nbformat
 from jupyter_client import KernelManager
 
-from attention_course import dependencies
 from grader.course import SOLUTIONS, course_config, nbgrader_meta
 from grader.exercise_calls import exercise_calls
 from grader.preprocessors import SETUP_CELL
@@ -145,16 +144,13 @@ class NotebookKernel:
         # The visible test once more, last: the hidden cells run above (students never run them) also record a
         # result for the exercise, and the note a later test shows reads the visible one, as in a student's kernel.
         own_visible_failed = any(not self.run(c.source).ok for c in self.test_cells(exercise)[:1]) if callers else False
-        # Graded, a later exercise keeps its points where this one stands in (not where DOUBLES says no double
-        # exists: notebook 03's one_step_attention); in the kernel it is named either way.
-        stands_in = dependencies.DOUBLES.get(exercise, "a correct version") is not None
         for other in callers:
             self.run(self.answer_cell(other).source)
             for cell in self.test_cells(other):
                 grade_id = nbgrader_meta(cell)["grade_id"]
                 errors = [o for o in self.trusted.run(cell.source, f"<{grade_id}>", self.timeout)
                           if o.output_type == "error"]
-                if errors and stands_in:
+                if errors:
                     result.later_failures[grade_id] = f"{errors[0].ename}: {errors[0].evalue}"[:300]
             visible = self.run(self.test_cells(other)[0].source)
             if own_visible_failed and not visible.ok and f"your `{exercise}`" not in visible.traceback:

@@ -1,5 +1,6 @@
 """The course's test doubles (attention_course.layer_doubles) compute what their NumPy twins say, depend on every
 argument, and exist for every name attention_course.dependencies.DOUBLES lists."""
+import keras
 import numpy as np
 
 from attention_course import dependencies, layer_doubles
@@ -7,8 +8,7 @@ from attention_course import dependencies, layer_doubles
 
 def test_every_listed_double_exists_and_is_sent_by_name():
     for name, double in dependencies.DOUBLES.items():
-        if double is not None:
-            assert getattr(getattr(layer_doubles, double), "__attention_course_helper__", False), name
+        assert getattr(getattr(layer_doubles, double), "__attention_course_helper__", False), name
 
 
 def test_the_layer_doubles_match_their_numpy_arithmetic_and_use_every_argument():
@@ -52,3 +52,16 @@ def test_the_layer_doubles_match_their_numpy_arithmetic_and_use_every_argument()
     assert np.allclose(context, expected_context, atol=1e-6) and np.allclose(pooled_weights, expected_weights)
     assert np.allclose(np.asarray(pooled_weights)[0, :2], [1 / 3, 2 / 3]) and not np.asarray(pooled_weights)[1].any()
     assert [tuple(w.shape) for w in pooling.get_weights()] == [(6, 5), (5,), (5,)], "the exercise's weights"
+
+
+def test_the_attention_step_double_builds_into_a_functional_model_and_uses_both_arguments():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(2, 5, 4)).astype("float32")
+    s_prev = rng.normal(size=(2, 3)).astype("float32")
+    context = np.asarray(layer_doubles.one_step_attention_double(a, s_prev))
+    expected = a.mean(axis=1, keepdims=True) + np.tanh(s_prev).mean(-1)[:, None, None]
+    assert context.shape == (2, 1, 4) and np.allclose(context, expected, atol=1e-6)
+    assert not np.allclose(layer_doubles.one_step_attention_double(a, 2 * s_prev), context), "s_prev matters"
+    a_in, s_in = keras.Input((5, 4)), keras.Input((3,))
+    model = keras.Model([a_in, s_in], layer_doubles.one_step_attention_double(a_in, s_in))
+    assert model.count_params() == 0 and np.allclose(model([a, s_prev]), expected, atol=1e-6)
