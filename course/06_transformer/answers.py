@@ -119,6 +119,7 @@ WRONG = {
                                "layers.Dense(d_model),", "layers.Dense(d_ff),"),
         "no bias in the first layer": _edit("feed_forward", 'activation="relu")', 'activation="relu", use_bias=False)'),
         "sigmoid instead of ReLU": _edit("feed_forward", 'activation="relu"', 'activation="sigmoid"'),
+        "a Dropout(0.1) of its own": _edit("feed_forward", "layers.Dense(d_model),", "layers.Dropout(0.1),\n        layers.Dense(d_model),"),
     },
     "EncoderLayer": {
         "pre-LN": _enc_call('''
@@ -158,6 +159,8 @@ WRONG = {
         return self.layernorm2(h + self.ffn(h)), weights
 '''),
         "key_dim = d_model": _edit("EncoderLayer", "key_dim=d_model // num_heads", "key_dim=d_model"),
+        "attention dropout of a fixed rate": _edit("EncoderLayer", "key_dim=d_model // num_heads)",
+                                                   "key_dim=d_model // num_heads, dropout=0.1)"),
         "no final LayerNorm": _enc_call('''
         attention, weights = self.mha(x, x, x, attention_mask=padding_mask, return_attention_scores=True, training=training)
         h = self.layernorm1(x + self.dropout1(attention, training=training))

@@ -113,6 +113,12 @@ WRONG = {
         "source_mask ignored by decode (no padding mask in the cross-attention)": _edit(
             "TransformerTranslator", _DECODER_LAYER, "y, weights = layer(y, encoded, look_ahead, None, training=training)"),
         "no positional encoding": _edit("TransformerTranslator", _EMBED, "return self.dropout(scaled, training=training)"),
+        "dropout applied twice to the source": _edit(
+            "TransformerTranslator", "x = self.embed(self.source_embedding, source_ids, training)",
+            "x = self.dropout(self.embed(self.source_embedding, source_ids, training), training=training)"),
+        "dropout's scale undone": _edit("TransformerTranslator", _EMBED,
+                                        "return self.dropout(scaled + self.positions[:length], training=training) * "
+                                        "(1 - self.dropout.rate if training else 1)"),
         "embeddings not scaled by sqrt(d_model)": _edit("TransformerTranslator", "scaled = embedding(ids) * math.sqrt(self.d_model)",
                                                         "scaled = embedding(ids)"),
         "positions scaled too": _edit("TransformerTranslator", _EMBED,
