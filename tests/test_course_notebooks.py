@@ -22,6 +22,9 @@ def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError on the first failing cell
     print(f"{assignment}: Run All {time.perf_counter() - start:.1f} s")
+    red = [(index, output.text[:200]) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+           for output in cell.outputs if output.output_type == "stream" and output.name == "stderr"]
+    assert not red, f"{assignment}: Run All prints to stderr (red in JupyterLab), cell index and text: {red}"
 
 
 @pytest.fixture(scope="module")

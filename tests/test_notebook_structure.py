@@ -1,4 +1,5 @@
 """Source notebooks follow the nbgrader conventions of grader/AUTHORING.md; student notebooks leak nothing."""
+import ast
 import re
 
 import pytest
@@ -6,6 +7,8 @@ import pytest
 from tests.course_files import (ASSIGNMENTS, HEADING, NOTEBOOKS, SOLUTIONS, nbgrader_meta, source_notebook,
                                 student_notebook)
 
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "eleven": 11, "twelve": 12}
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")
 
 
@@ -133,7 +136,7 @@ def test_sections_are_numbered_alike(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_one_grading_flag_and_one_setup_cell_layout(assignment):
-    """os + TF_CPP_MIN_LOG_LEVEL first only when Keras/TensorFlow is imported; then imports; NOTEBOOK_START,
+    """start_tensorflow() before the first Keras/TensorFlow import; NOTEBOOK_START,
     GRADING = grading_run() where the notebook needs it, the seed; one print of versions."""
     cells = source_notebook(assignment).cells
     text = "\n".join(cell.source for cell in cells)
@@ -142,14 +145,15 @@ def test_one_grading_flag_and_one_setup_cell_layout(assignment):
     setup = next(cell.source for cell in cells if nbgrader_meta(cell).get("grade_id") == "setup")
     if "GRADING" in text:
         assert "GRADING = grading_run()" in setup, f"{assignment}: the setup cell must bind GRADING = grading_run()"
-    uses_tensorflow = any(re.search(r"^\s*(import|from) (keras|tensorflow)\b", cell.source, re.M)
-                          for cell in cells if cell.cell_type == "code")
-    lines = [line for line in setup.splitlines() if line.strip()]
-    if uses_tensorflow:
-        assert lines[0] == "import os" and lines[1].startswith('os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"'), (
-            f"{assignment}: a notebook that imports Keras starts its setup cell by silencing TensorFlow's C++ logs")
-    else:
-        assert "TF_CPP_MIN_LOG_LEVEL" not in setup, f"{assignment}: no TensorFlow here, no TensorFlow switch"
+    imports_tensorflow = [index for index, cell in enumerate(cells) if cell.cell_type == "code"
+                          and re.search(r"^\s*(import|from) (keras|tensorflow)\b", cell.source, re.M)]
+    if imports_tensorflow:  # start_tensorflow() before the first Keras import drops TensorFlow's red start-up notices
+        first = cells[imports_tensorflow[0]].source
+        call = re.search(r"^\s*start_tensorflow\(\)", first, re.M)
+        keras_import = re.search(r"^\s*(import|from) (keras|tensorflow)\b", first, re.M)
+        assert call and call.start() < keras_import.start(), (
+            f"{assignment}: call start_tensorflow() (attention_course.tensorflow_start) before the first Keras import")
+    assert "TF_CPP_MIN_LOG_LEVEL" not in setup, f"{assignment}: start_tensorflow() sets TF_CPP_MIN_LOG_LEVEL"
     flags = [setup.index(name) for name in ("NOTEBOOK_START =", "GRADING =", "rng = set_seed(") if name in setup]
     assert flags == sorted(flags) and "NOTEBOOK_START =" in setup, f"{assignment}: NOTEBOOK_START, GRADING, then the seed"
     assert setup.count("print(") == 1 and "__version__" in setup, f"{assignment}: one print of the versions"
@@ -198,3 +202,68 @@ def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assi
             else:
                 assert lines[where] == expected and declared == [expected], (
                     f"{assignment} {grade_id}: line {where + 1} must be {expected!r}, found {declared}")
+
+
+CODE_NAME = re.compile(r"`([A-Za-z_]\w*)\.([A-Za-z_]\w*)`")
+COUNT = re.compile(r"\b(\w+) (?:graded )?(?:exercises|graded functions), (\d+) points\b")
+
+
+def classes_and_members(notebook) -> dict:
+    """Each class the notebook's code defines -> the methods it defines and the attributes it sets on self."""
+    classes = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # a cell with IPython magics defines no class
+            continue
+        for node in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            members |= {t.attr for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+            classes[node.name] = members
+    return classes
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_method_the_prose_names_exists(assignment):
+    """`RecurrentTranslator.decode_step` in the overview of a notebook whose graded method is `attend` misleads."""
+    notebook = source_notebook(assignment)
+    classes = classes_and_members(notebook)
+    for cell in (c for c in notebook.cells if c.cell_type == "markdown"):
+        for owner, member in CODE_NAME.findall(cell.source):
+            if owner in classes:
+                assert member in classes[owner], (
+                    f"{assignment}: the text names `{owner}.{member}`, which the notebook's {owner} does not define "
+                    f"(it has {sorted(classes[owner])})")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_overview_names_every_exercise_and_counts_them_right(assignment):
+    notebook = source_notebook(assignment)
+    answers = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]
+    points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells if nbgrader_meta(c).get("grade"))
+    intro = "\n".join([c.source for c in notebook.cells if c.cell_type == "markdown"][:3])
+    counts = COUNT.findall(intro)
+    for count, stated_points in counts:
+        assert NUMBER_WORDS.get(count.lower(), count) in (len(answers), str(len(answers))), (
+            f"{assignment}: the overview says {count} exercises, the notebook has {len(answers)}")
+        assert int(stated_points) == points, f"{assignment}: the overview says {stated_points} points, the tests give {points:g}"
+    if counts or "**Build:**" in intro:
+        named = set(re.findall(r"`([A-Za-z_]\w*)", intro))
+        assert not set(answers) - named, f"{assignment}: the overview does not name {sorted(set(answers) - named)}"
+    for owner, member in CODE_NAME.findall(intro):  # a graded class's method named as the exercise: one you write
+        if owner in answers:
+            written = answered_methods(notebook, owner)
+            assert member in written, (f"{assignment}: the overview names `{owner}.{member}`; the methods the "
+                                       f"exercise has you write are {sorted(written)}")
+
+
+def answered_methods(notebook, class_name: str) -> set:
+    """The methods of an answer cell's class that hold a solution region (what the student writes)."""
+    cell = next(c for c in notebook.cells if nbgrader_meta(c).get("grade_id") == class_name)
+    tree = ast.parse(cell.source)
+    lines = cell.source.splitlines()
+    return {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+            and any("### BEGIN SOLUTION" in line for line in lines[node.lineno - 1:node.end_lineno])}
