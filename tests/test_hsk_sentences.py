@@ -146,3 +146,17 @@ def test_the_hand_checked_links_are_the_seeded_sample_of_the_test_references(spl
     assert [(test[links[x][0]].id, links[x][1], links[x][2]) for x in drawn] == [
         (c["id"], c["chinese_word"], c["english_token"]) for c in checked]
     assert all(isinstance(c["right"], bool) and (c["right"] or c["note"]) for c in checked)
+
+
+def test_the_counts_the_texts_state_are_the_data(data):
+    """Notebook 08's overview and the README state the records, the placeholders left out and the pairs."""
+    from tests.course_files import REPO, source_notebook
+    stated = {"records": f"{len(H.read_records()):,} records", "dropped": f"the {len(data.dropped)}\nwhose English",
+              "pairs": f"{len(data.pairs):,} sentence pairs"}
+    overview = "\n".join(c.source for c in source_notebook("08_real_translation").cells[:3] if c.cell_type == "markdown")
+    for what, text in stated.items():
+        assert text in overview, f"notebook 08's overview should say {text!r} ({what})"
+    readme = (REPO / "README.md").read_text()
+    assert f"{len(data.pairs):,} real English → Chinese sentence pairs" in readme
+    for wrong in (f"{len(H.read_records()):,} sentence pairs", f"{len(H.read_records()):,} HSK 3.0 sentence pairs"):
+        assert wrong not in overview + readme, f"{wrong!r}: the records are not all pairs"
