@@ -7,7 +7,10 @@ everything in an autograded notebook came from the student or the student's kern
 - SanitiseFeedback: before rendering, rebuilds the notebook from what is safe to show: markdown as
   sanitised HTML (bleach, an allow-list of tags and attributes), outputs as text, validated PNG/JPEG
   and sanitised HTML (anything else is left out with a note), nbgrader's validated cell metadata only,
-  fresh cell ids and fixed Python notebook metadata.
+  fresh cell ids and fixed Python notebook metadata. The markdown's LaTeX ($...$, $$...$$, \\begin{...})
+  becomes MathML here (latex2mathml), cleaned by an allow-list of presentation MathML, so the page
+  shows formulas without a script. MathML passes only by that allow-list, a student's own too; on the page,
+  the check refuses any element or attribute inside <math> that is not on it (a browser parses HTML there).
 - CheckedHTMLExporter: generate_feedback's exporter. Each page it renders is parsed once and written
   again from what the parser read (text and attribute values escaped, comments dropped); a page holding
   a script its template does not emit, an on* attribute, a javascript: URL or an iframe-like element is
@@ -24,15 +27,18 @@ import html
 import json
 import math
 import re
+import secrets
 from html.parser import HTMLParser
 
 import bleach
+from bleach.html5lib_shim import Filter
 import jinja2
 import nbformat
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+from latex2mathml.converter import convert as latex_to_mathml
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 TAGS = frozenset({
@@ -42,6 +48,19 @@ TAGS = frozenset({
     "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
     "var",
 })
+# Presentation MathML as latex2mathml writes it: no href, no mglyph or maction, no annotation-xml (which may hold HTML).
+MATH_TAGS = frozenset({
+    "math", "menclose", "mfenced", "mfrac", "mi", "mn", "mo", "mover", "mpadded", "mphantom", "mroot", "mrow", "ms",
+    "mspace", "msqrt", "mstyle", "msub", "msubsup", "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover",
+})
+MATH_ATTRIBUTES = frozenset({
+    "accent", "accentunder", "align", "close", "columnalign", "columnlines", "columnspacing", "depth", "display",
+    "displaystyle", "equalcolumns", "equalrows", "fence", "form", "frame", "framespacing", "height", "largeop",
+    "linethickness", "lspace", "mathvariant", "maxsize", "minsize", "movablelimits", "notation", "open", "rowalign",
+    "rowlines", "rowspacing", "rspace", "scriptlevel", "separator", "separators", "stretchy", "symmetric", "width",
+})
+CLEANED_TAG = re.compile(r"<(?:[^\"'>]|\"[^\"]*\"|'[^']*')*>")  # a tag as bleach writes it, quoted values may hold '>'
+MATH_VALUE = re.compile(r"[A-Za-z0-9.%#+ -]{0,60}")  # words, numbers, lengths: nothing a browser fetches or runs
 # bleach checks every URL's scheme against this list too; "data" is narrowed to images below.
 PROTOCOLS = frozenset({"http", "https", "mailto", "data"})
 IMAGE_SIGNATURES = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff", "image/gif": b"GIF8"}
@@ -82,6 +101,8 @@ def image_bytes(value, mimetype: str):
 
 
 def _allowed_attribute(tag: str, name: str, value: str) -> bool:
+    if tag in MATH_TAGS:
+        return name in MATH_ATTRIBUTES and bool(MATH_VALUE.fullmatch(value))
     url = URL_NOISE.sub("", html.unescape(value))
     if tag == "a":
         return name == "title" or (name == "href" and bool(LINK.match(url)))
@@ -98,8 +119,27 @@ def _allowed_attribute(tag: str, name: str, value: str) -> bool:
         and bool(NUMBER.fullmatch(value))
 
 
-# Disallowed tags are escaped, not stripped: the student's text stays readable, and so does an attempt.
-CLEANER = bleach.Cleaner(tags=TAGS, attributes=_allowed_attribute, protocols=PROTOCOLS, strip=False)
+class OnlyMathInsideMath(Filter):
+    """Inside <math>, an element that is not presentation MathML becomes its name as text: a browser would parse
+    HTML there (MathML's <mtext> holds HTML), which neither this cleaner nor the page's check should have to."""
+
+    def __iter__(self):
+        depth = 0
+        for token in super().__iter__():
+            if token["type"] in ("StartTag", "EmptyTag", "EndTag"):
+                closing = token["type"] == "EndTag"
+                if depth and token["name"] not in MATH_TAGS:
+                    yield {"type": "Characters", "data": f"<{'/' if closing else ''}{token['name']}>"}
+                    continue
+                if token["name"] == "math" and token["type"] != "EmptyTag":
+                    depth = max(depth - 1, 0) if closing else depth + 1
+            yield token
+
+
+# Disallowed tags are escaped, not stripped: the student's text stays readable, and so does an attempt. MathML
+# passes (the grader's from LaTeX, and so a page cleaned twice is cleaned once) by MathML's allow-list alone.
+CLEANER = bleach.Cleaner(tags=TAGS | MATH_TAGS, attributes=_allowed_attribute, protocols=PROTOCOLS, strip=False,
+                         filters=[OnlyMathInsideMath])
 
 
 def kept_for_its_text(function):
@@ -129,12 +169,57 @@ def _markdown_html(source: str) -> str:
 
 
 def _render_markdown(source: str, attachments) -> str:
-    renderer = IPythonRenderer(escape=False, exclude_anchor_links=True, attachments=attachments or {})
+    renderer = MathMLRenderer(escape=False, exclude_anchor_links=True, attachments=attachments or {})
     try:
         rendered = MarkdownWithMath(renderer=renderer).render(source)
     except Exception:  # noqa: BLE001 (a missing attachment, markdown mistune chokes on: show the text)
-        rendered = f"<pre>{html.escape(source)}</pre>"
-    return clean_html(rendered)
+        return clean_html(f"<pre>{html.escape(source)}</pre>")
+    return renderer.fill_formulas(clean_html(rendered))
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer with each formula left as a placeholder (a word no text can guess, made
+    anew for every rendering) that `fill_formulas` replaces with MathML after the HTML is cleaned."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.formulas, self._nonce = [], secrets.token_hex(12)
+
+    def _placeholder(self, latex: str, display: str) -> str:
+        self.formulas.append((mathml(f"{display}:{latex}"), html.escape(latex)))
+        return f"mathml{self._nonce}x{len(self.formulas) - 1}x"
+
+    def block_math(self, body: str) -> str:
+        return self._placeholder(body, "block")
+
+    def latex_environment(self, name: str, body: str) -> str:
+        return self._placeholder(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
+
+    def inline_math(self, body: str) -> str:
+        return self._placeholder(body, "inline")
+
+    def fill_formulas(self, cleaned: str) -> str:
+        """The cleaned HTML with each placeholder in text replaced by its MathML; one inside a tag (a link's
+        title) by its LaTeX, escaped, since markup there would leave the attribute."""
+        placeholder = re.compile(f"mathml{self._nonce}x([0-9]+)x")
+        parts, end = [], 0
+        for tag in CLEANED_TAG.finditer(cleaned):
+            parts.append(placeholder.sub(lambda m: self.formulas[int(m.group(1))][0], cleaned[end:tag.start()]))
+            parts.append(placeholder.sub(lambda m: self.formulas[int(m.group(1))][1], tag.group(0)))
+            end = tag.end()
+        parts.append(placeholder.sub(lambda m: self.formulas[int(m.group(1))][0], cleaned[end:]))
+        return "".join(parts)
+
+
+@kept_for_its_text
+def mathml(formula: str) -> str:
+    """'inline:<LaTeX>' or 'block:<LaTeX>' as cleaned MathML; LaTeX the converter cannot read stays as code."""
+    display, latex = formula.split(":", 1)
+    try:
+        converted = latex_to_mathml(latex, display=display)
+    except Exception:  # noqa: BLE001 (any LaTeX the converter rejects: show it as written)
+        return f"<code>{html.escape(latex)}</code>"
+    return CLEANER.clean(converted)
 
 
 def html_block(fragment: str) -> str:
@@ -294,7 +379,7 @@ class SanitiseFeedback(NbGraderPreprocessor):
 
 
 FORBIDDEN_ELEMENTS = frozenset({"iframe", "frame", "frameset", "object", "embed", "applet", "base", "form",
-                                "svg", "math"})
+                                "svg"})
 URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "data", "background",
                             "poster", "cite", "codebase"})
 
@@ -315,9 +400,11 @@ class _PageScan(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.scripts, self.problems, self._script, self.written = [], [], None, []
+        self._math = 0  # open <math> elements: inside, only presentation MathML (a browser parses it otherwise)
 
     def handle_starttag(self, tag, attrs):
         self._check(tag, attrs)
+        self._math += tag == "math"
         self._write_start(tag, attrs, closed=False)
         if tag == "script":
             self._script = (tuple(sorted((name, value or "") for name, value in attrs)), [])
@@ -336,6 +423,8 @@ class _PageScan(HTMLParser):
 
     def handle_endtag(self, tag):
         self._end_script(tag)
+        if tag == "math":
+            self._math = max(self._math - 1, 0)
         if ELEMENT_NAME.fullmatch(tag) and tag not in VOID_ELEMENTS:
             self.written.append(f"</{tag}>")
 
@@ -374,6 +463,12 @@ class _PageScan(HTMLParser):
     def _check(self, tag, attrs):
         if tag in FORBIDDEN_ELEMENTS:
             self.problems.append(f"a <{tag}> element")
+        if self._math or tag == "math":
+            if tag not in MATH_TAGS:
+                self.problems.append(f"a <{tag[:20]}> element inside <math>")
+            for name, value in attrs:
+                if name not in MATH_ATTRIBUTES or not MATH_VALUE.fullmatch(value or ""):
+                    self.problems.append(f"an attribute {name[:20]!r} on <{tag[:20]}> inside <math>")
         for name, value in attrs:
             url = URL_NOISE.sub("", value or "").lower()
             if name.startswith("on"):

@@ -165,6 +165,25 @@ class Page(HTMLParser):
         return [attrs for tag, attrs in self.elements if tag == "img"]
 
 
+def html_inside_math(page: str) -> list:
+    """Elements inside a <math> that are not presentation MathML (a browser would parse them as HTML)."""
+    found, depth = [], 0
+
+    class Scan(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            nonlocal depth
+            if depth and tag not in sanitise_feedback.MATH_TAGS:
+                found.append(tag)
+            depth += tag == "math"
+
+        def handle_endtag(self, tag):
+            nonlocal depth
+            depth -= tag == "math" and depth > 0
+
+    Scan().feed(page)
+    return found
+
+
 @pytest.fixture(scope="module")
 def png():
     return real_png()
@@ -199,7 +218,8 @@ def test_feedback_has_no_event_handler_javascript_url_or_embedded_document(rende
     urls = [value.replace("\t", "").strip().lower() for _, attrs in elements for name, value in attrs.items()
             if name in ("href", "src", "action", "data", "formaction") and value]
     assert not [url for url in urls if url.startswith(("javascript:", "vbscript:", "data:text"))]
-    assert not {tag for tag, _ in elements} & {"iframe", "object", "embed", "base", "form", "svg", "math"}
+    assert not {tag for tag, _ in elements} & {"iframe", "object", "embed", "base", "form", "svg"}
+    assert html_inside_math(page) == []
     assert not [attrs for tag, attrs in elements if tag == "meta" and "http-equiv" in attrs]
     assert "alert(" not in "".join(str(attrs) for _, attrs in elements)
 
@@ -263,6 +283,9 @@ def test_a_page_that_fails_the_check_is_replaced_by_a_plain_one(png):
     "<a href=\"data:text/html,x\">x</a>", "<iframe src=\"https://example.org/\"></iframe>", "<embed src=x>",
     "<object data=x></object>", "<base href=\"https://evil.example/\">", "<svg><a xlink:href=x>y</a></svg>",
     "<meta http-equiv=\"Refresh\" content=\"0;url=https://evil.example/\">", "<p><script>",
+    "<math><style><img src=x onerror=alert(1)></style></math>", "<math><mtext><img src=x></mtext></math>",
+    "<math href=\"javascript:alert(1)\"><mi>x</mi></math>", "<math><mi style=\"x\">x</mi></math>",
+    "<math><semantics><annotation-xml encoding=\"text/html\"><b>x</b></annotation-xml></semantics></math>",
 ])
 def test_the_check_finds_what_was_injected_into_a_page(rendered, injected):
     page, empty = rendered
@@ -347,3 +370,52 @@ def test_a_text_too_long_to_keep_is_sanitised_but_not_kept():
     sanitise_feedback.clean_html.cache_clear()
     assert sanitise_feedback.clean_html(long_text) == long_text
     assert sanitise_feedback.clean_html.cache_info().currsize == 0
+
+
+FORMULAS = r"""Scaled scores $\frac{QK^\top}{\sqrt{d_k}}$, then
+
+$$\alpha_{t,s} = \operatorname{softmax}(e_{t,s}), \qquad c_t = \sum_s \alpha_{t,s}\, h_s$$
+"""
+FORMULA_ATTACKS = r"""$\text{</math><script>alert('mathml')</script>}$ and $\text{<mtext><style><img src=x onerror=alert(2)>}$
+[a link](https://example.org "$\text{" onmouseover="alert(3)}$") and $$\text{<math><mglyph src=x>}$$
+"""
+
+
+@pytest.fixture(scope="module")
+def math_pages():
+    exporter = feedback_exporter(course_config())
+    pages = [exporter.from_notebook_node(new_notebook(cells=[new_markdown_cell(text)]), resources=RESOURCES)[0]
+             for text in (FORMULAS, FORMULA_ATTACKS, "")]
+    return pages
+
+
+def test_formulas_reach_the_feedback_page_as_mathml_not_as_latex(math_pages):
+    """The notebook's LaTeX is MathML rendered by the grader: readable in a browser with no script."""
+    page, _, empty = math_pages
+    assert page_problems(page, empty) == []
+    elements = [tag for tag, _ in Page(page).elements]
+    assert elements.count("math") == 2 and {"mfrac", "msqrt", "msub", "msup"} <= set(elements)
+    text = Page(page).all_text()
+    assert "$" not in text and "\\frac" not in text and "\\sqrt" not in text and "softmax" in text
+
+
+def test_a_formula_carries_no_markup_out_of_its_math(math_pages):
+    attacked, empty = math_pages[1], math_pages[2]
+    assert page_problems(attacked, empty) == []
+    assert not any("alert(" in text for _, text in Page(attacked).scripts)
+    template = [tag for tag, _ in Page(empty).elements]
+    added = [(tag, attrs) for tag, attrs in Page(attacked).elements if tag not in template or tag == "img"]
+    for tag, attrs in added:
+        assert tag not in ("script", "style", "img", "mglyph") and not any(name.startswith("on") for name in attrs), \
+            (tag, attrs)
+    assert "alert(" in Page(attacked).all_text(), "the formulas' text stays readable, as text"
+
+
+@pytest.mark.parametrize("assignment", ["02_three_stage_attention", "04_self_attention", "06_transformer"])
+def test_every_formula_of_a_course_notebook_becomes_mathml(assignment):
+    from tests.course_files import source_notebook
+    for cell in (c for c in source_notebook(assignment).cells if c.cell_type == "markdown"):
+        shown = sanitise_feedback.markdown_html(cell.source)
+        outside = Page(shown.replace("<math", "<x-math")).all_text() if "<math" not in shown else \
+            "".join(Page(part.split("</math>", 1)[-1]).all_text() for part in shown.split("<math"))
+        assert "$" not in outside, f"{assignment}: LaTeX left as text in {cell.source[:80]!r}"

@@ -27,6 +27,10 @@ def test_feedback_page_and_class_report_render(tmp_path, browser_page, shots):
     assert page.get_by_text("Assemble attention (4 points): ✘ failed").first.is_visible()
     widths = page.evaluate(DECODED_IMAGES, "img[alt^='your attention weights']")
     assert widths and all(width and width > 100 for width in widths), widths
+    # The notebook's formulas are MathML the grader rendered: laid out by the browser, no LaTeX left as text.
+    heights = page.evaluate("() => [...document.querySelectorAll('math')].map(m => m.getBoundingClientRect().height)")
+    assert sum(height > 5 for height in heights) > 20, heights[:20]
+    assert "\\sqrt{" not in page.inner_text("body") and "$$" not in page.inner_text("body")
     heading.scroll_into_view_if_needed()
     shots(page, "student_feedback")
     page.goto((workspace / "report.html").as_uri(), wait_until="load")
