@@ -15,9 +15,16 @@ calls. The same line does two things:
   test knows.
 - In your own kernel (Run, Validate), it remembers whether each exercise's test passed, and when a test
   fails it names the earlier function that has not passed its own test: "This check calls your
-  `scaled_dot_score`, which fails its own test: fix that first."
+  `scaled_dot_score`, which fails its own test: fix that first." When a visible test fails exactly as
+  one of the course's named mistakes makes it fail, it says so: "This looks like: softmax over queries."
+  (`mistake_digests.json` holds only digests of those failures, made by grader/visible_mistakes.py:
+  none of the mistakes' code, nothing of a hidden test.)
 """
+import hashlib
+import json
+import re
 import sys
+from pathlib import Path
 
 # Earlier exercises whose correct version cannot run in the grader (a Keras layer, or notebook 03's attention step
 # called on symbolic tensors, is built in your kernel): while graded, the course's test double of that name in
@@ -26,6 +33,11 @@ DOUBLES = {"EncoderLayer": "EncoderLayerDouble", "DecoderLayer": "DecoderLayerDo
            "Decoder": "DecoderDouble", "AttentionPooling": "AttentionPoolingDouble",
            "one_step_attention": "one_step_attention_double"}
 STAND_IN = None  # while graded: the grader's function that puts its correct versions in place for one test
+MISTAKE_DIGESTS = Path(__file__).with_name("mistake_digests.json")
+RAISED_IN = "--- raised in your code ---"  # what follows in a message (frames of the student's code) differs by run
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_digests = None  # digest -> the named mistakes that fail a visible test so
+last_failure = None  # the digest of the last failing test cell (grader/visible_mistakes.py reads it)
 _current = None  # (exercise, calls) of the test cell running in this kernel
 _results = {}  # exercise -> (passed, the notebook's object of that name when its test ran)
 _hooks_installed = False
@@ -43,8 +55,8 @@ def testing(exercise: str, calls=()):
         return
     _install_hooks(shell)
     _current = (exercise, calls)
-    if calls:  # until the cell ends, an error it shows ends with the dependency note (if any)
-        shell.set_custom_exc((Exception,), _show_with_note)
+    # Until the cell ends, an error it shows ends with the notes: the dependencies, the named mistake.
+    shell.set_custom_exc((Exception,), _show_with_note)
 
 
 def _shell():
@@ -99,9 +111,32 @@ def _after_cell(result):
             shell.set_custom_exc((), None)
 
 
+def failure_digest(exercise: str, error: BaseException) -> str:
+    """What identifies a failure of `exercise`'s test: its type and message, without what differs between
+    runs (addresses, the frames of the student's code)."""
+    message = _ADDRESS.sub("0x", str(error).split(RAISED_IN)[0]).strip()
+    return hashlib.sha256(f"{exercise}\n{type(error).__name__}: {message}".encode()).hexdigest()[:24]
+
+
+def mistake_note(exercise: str, error: BaseException) -> str:
+    """'This looks like: <named mistake>.' when the failure is one a named mistake of `exercise` gives."""
+    global _digests
+    if _digests is None:
+        try:
+            stored = json.loads(MISTAKE_DIGESTS.read_text())
+            _digests = {digest: names for table in stored["digests"].values() for digest, names in table.items()}
+        except (OSError, ValueError, KeyError, AttributeError):
+            _digests = {}
+    names = _digests.get(failure_digest(exercise, error), [])
+    return f"This looks like: {' or '.join(names)}." if names else ""
+
+
 def _show_with_note(shell, kind, error, trace, tb_offset=None):
-    note = dependency_note()
-    if note and note not in getattr(error, "__notes__", ()):
-        error.add_note(note)
+    global last_failure
+    exercise = _current[0] if _current else ""
+    last_failure = failure_digest(exercise, error)
+    for note in (dependency_note(), mistake_note(exercise, error)):
+        if note and note not in getattr(error, "__notes__", ()):
+            error.add_note(note)
     shell.showtraceback((kind, error, trace), tb_offset=tb_offset)
     return []

@@ -1,8 +1,10 @@
-"""Regenerate the student notebooks in notebooks/ from solutions/ with `nbgrader generate_assignment`."""
+"""Regenerate the student notebooks in notebooks/ from solutions/ with `nbgrader generate_assignment`, and
+the digests of the named mistakes their visible tests recognise (grader/visible_mistakes.py) where stale."""
 import os
 import subprocess
 import sys
 
+from grader import visible_mistakes
 from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment
 
 
@@ -21,4 +23,6 @@ def release(names=(), into=None) -> list:
                               *elsewhere], cwd=REPO, env=env, capture_output=True, text=True)
         if run.returncode != 0:
             raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{run.stderr[-3000:]}")
+    if into is None:  # the course's own release: the named mistakes its visible tests recognise, where stale
+        visible_mistakes.refresh(chosen)
     return chosen
