@@ -80,6 +80,8 @@ WRONG = {
     "beam_search": {
         "carry not reordered (the first rows kept)": _edit("beam_search", _CARRY,
                                                            "carry = tuple(np.asarray(array)[:len(keep_rows)] for array in new_carry)"),
+        "carry never reordered (new_carry as it comes)": _edit("beam_search", _CARRY,
+                                                               "carry = tuple(np.asarray(array) for array in new_carry)"),
         "only the first array of the carry follows its hypotheses": _edit(
             "beam_search", _CARRY, "carry = (np.asarray(new_carry[0])[keep_rows],) + tuple(np.asarray(a)[:len(keep_rows)] "
                                    "for a in new_carry[1:])"),
