@@ -36,8 +36,9 @@ STAND_IN = None  # while graded: the grader's function that puts its correct ver
 MISTAKE_DIGESTS = Path(__file__).with_name("mistake_digests.json")
 RAISED_IN = "--- raised in your code ---"  # what follows in a message (frames of the student's code) differs by run
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _digests = None  # digest -> the named mistakes that fail a visible test so
-last_failure = None  # the digest of the last failing test cell (grader/visible_mistakes.py reads it)
+last_failure = None  # the exact and number-free digests of the last failing test cell (for grader/visible_mistakes.py)
 _current = None  # (exercise, calls) of the test cell running in this kernel
 _results = {}  # exercise -> (passed, the notebook's object of that name when its test ran)
 _hooks_installed = False
@@ -111,15 +112,21 @@ def _after_cell(result):
             shell.set_custom_exc((), None)
 
 
-def failure_digest(exercise: str, error: BaseException) -> str:
+def failure_digest(exercise: str, error: BaseException, exact: bool = True) -> str:
     """What identifies a failure of `exercise`'s test: its type and message, without what differs between
-    runs (addresses, the frames of the student's code)."""
+    runs (addresses, the frames of the student's code). With exact=False its numbers are left out too, for
+    checks whose values depend on the notebook's state (a model's random weights): the same check failing
+    with other numbers then gives the same digest."""
     message = _ADDRESS.sub("0x", str(error).split(RAISED_IN)[0]).strip()
-    return hashlib.sha256(f"{exercise}\n{type(error).__name__}: {message}".encode()).hexdigest()[:24]
+    text = f"{exercise}\n{type(error).__name__}: {message}"
+    if not exact:  # NumPy pads printed numbers to a common width: the spaces go with them
+        text = "numbers left out\n" + " ".join(_NUMBER.sub("#", text).split())
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def mistake_note(exercise: str, error: BaseException) -> str:
-    """'This looks like: <named mistake>.' when the failure is one a named mistake of `exercise` gives."""
+    """'This looks like: <named mistake>.' when the failure is one a named mistake of `exercise` gives: the same
+    message, else the same message but for its numbers (then every mistake failing that check so is named)."""
     global _digests
     if _digests is None:
         try:
@@ -127,14 +134,14 @@ def mistake_note(exercise: str, error: BaseException) -> str:
             _digests = {digest: names for table in stored["digests"].values() for digest, names in table.items()}
         except (OSError, ValueError, KeyError, AttributeError):
             _digests = {}
-    names = _digests.get(failure_digest(exercise, error), [])
+    names = _digests.get(failure_digest(exercise, error)) or _digests.get(failure_digest(exercise, error, exact=False))
     return f"This looks like: {' or '.join(names)}." if names else ""
 
 
 def _show_with_note(shell, kind, error, trace, tb_offset=None):
     global last_failure
     exercise = _current[0] if _current else ""
-    last_failure = failure_digest(exercise, error)
+    last_failure = f"{failure_digest(exercise, error)} {failure_digest(exercise, error, exact=False)}"
     for note in (dependency_note(), mistake_note(exercise, error)):
         if note and note not in getattr(error, "__notes__", ()):
             error.add_note(note)

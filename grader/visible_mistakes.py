@@ -2,21 +2,25 @@
 
 Each named mistake of an assignment's catalogue (course/<assignment>/answers.py, grader/mistakes.py) is
 put in place of its exercise's answer in a kernel of the solved notebook, and the exercise's visible test
-runs; the digest of the failure it gives (attention_course.dependencies.failure_digest: the exercise, the
-failure's type and message) is kept with the mistake's name in attention_course/mistake_digests.json,
-which ships with the course. A student whose visible test fails with the same message reads "This looks
-like: <name>." Only digests ship: no mistake's code, nothing of a hidden test. Mistakes that fail a
-visible test alike share a digest and are named together; one the visible test does not catch has none.
+runs; the digests of the failure it gives (attention_course.dependencies.failure_digest: the exercise,
+the failure's type and message, and the same without its numbers) are kept with the mistake's name in
+attention_course/mistake_digests.json, which ships with the course. A student whose visible test fails
+with the same message reads "This looks like: <name>."; where the message differs only in its numbers
+(a check of a model with random weights), every mistake that fails that check is named. Only digests
+ship: no mistake's code, nothing of a hidden test. Mistakes that fail a visible test alike share a
+digest and are named together; one the visible test does not catch has none.
 
 `python -m grader release` rebuilds the assignments whose source notebook or catalogue changed;
 `python -m grader.visible_mistakes [assignment ...]` rebuilds the named ones (all without names).
 """
 import hashlib
+import inspect
 import json
 import sys
 
 import nbformat
 
+from attention_course import dependencies
 from grader.course import REPO, SOLUTIONS, check_assignments, write_atomically
 from grader.mistakes import catalogue, describe, notebook_digest
 from grader.notebook_kernel import NotebookKernel
@@ -28,8 +32,10 @@ _READ_LAST = ("import attention_course.dependencies as _attention_course_depende
 
 
 def source_key(assignment: str, source_nb) -> str:
-    """What an assignment's digests depend on: its source notebook and its catalogue of named mistakes."""
-    text = json.dumps([notebook_digest(source_nb), catalogue(assignment)], sort_keys=True)
+    """What an assignment's digests depend on: its source notebook, its catalogue of named mistakes and how a
+    failure is digested."""
+    text = json.dumps([notebook_digest(source_nb), catalogue(assignment),
+                       inspect.getsource(dependencies.failure_digest)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -64,8 +70,7 @@ def digests(assignment: str) -> dict:
             answer = kernel.answer_cell(exercise).source
             for name, code in mistakes.items():
                 if kernel.run(code).ok and not kernel.run(visible.source).ok:
-                    digest = kernel.run(_READ_LAST).stdout.strip()
-                    if digest:
+                    for digest in kernel.run(_READ_LAST).stdout.split():  # the exact and the number-free one
                         found.setdefault(digest, []).append(describe(name))
                 restored = kernel.run(answer)
                 if not restored.ok:
@@ -87,8 +92,8 @@ def refresh(assignments, *, force: bool = False, log=print) -> list:
         key = source_key(assignment, source_notebook(assignment))  # before the run: an edit during it makes it stale
         table["digests"][assignment] = digests(assignment)
         table["sources"][assignment] = key
-        named = sum(len(names) for names in table["digests"][assignment].values())
-        log(f"  {named} named mistakes recognised by a visible test, {len(table['digests'][assignment])} digests")
+        named = {name for names in table["digests"][assignment].values() for name in names}
+        log(f"  {len(named)} named mistakes recognised by a visible test")
     write_atomically(DIGESTS, json.dumps(table, indent=1, sort_keys=True) + "\n")
     return chosen
 
