@@ -70,3 +70,16 @@ def test_every_exercise_has_enough_mutants():
         for exercise in exercises:
             assert len(module.WRONG.get(exercise, {})) >= 3, f"{module.ASSIGNMENT}: {exercise} has fewer than 3 wrong answers"
             assert len(module.CORRECT.get(exercise, {})) >= 1, f"{module.ASSIGNMENT}: {exercise} has no correct variant"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda module: module.ASSIGNMENT)
+def test_every_answer_is_python(module):
+    """A wrong answer that does not even compile loses points for that alone and so tests nothing (an edit of the
+    notebook's answer that no longer fits it)."""
+    for kind, table in (("WRONG", module.WRONG), ("CORRECT", module.CORRECT)):
+        for exercise, entries in table.items():
+            for name, code in entries.items():
+                try:
+                    compile(code, f"<{module.ASSIGNMENT} {exercise} {name}>", "exec")
+                except SyntaxError as error:
+                    pytest.fail(f"{module.ASSIGNMENT} {kind}[{exercise!r}][{name!r}] is not Python: {error}")

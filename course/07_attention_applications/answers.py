@@ -39,7 +39,8 @@ WRONG = {
         "a periodic Hann window": _edit("log_mel_spectrogram", "* np.hanning(frame_length)  #", "* np.hanning(frame_length + 1)[:-1]  #"),
     },
     "LocationAwareAttention": {
-        "content only (no location term)": _edit("LocationAwareAttention", _LOCATION_TERM, ")"),
+        "content only (no location term)": _edit("LocationAwareAttention", "+ self.key_dense(keys)  # (batch, T, units)" + _LOCATION_TERM,
+                                                 "+ self.key_dense(keys))  # (batch, T, units): no location term"),
         "padding not masked": _edit("LocationAwareAttention", _MASKING, "energies = energies"),
         "mask inverted": _edit("LocationAwareAttention", _MASKING, "energies = ops.where(ops.logical_not(mask), energies, -1e9)"),
         "softmax over the batch": _edit("LocationAwareAttention", _SOFTMAX, "weights = ops.softmax(energies, axis=0)"),
