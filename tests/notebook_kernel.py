@@ -26,6 +26,7 @@ class ExerciseResult:
     later_failures: dict = field(default_factory=dict)
     unnamed_in_kernel: dict = field(default_factory=dict)
     visible_traceback: str = ""  # what the student reads when the visible test fails in their kernel ('' if it passed)
+    visible_unstable: bool = False  # the visible test, run again as it is, failed with another message
 
 
 class NotebookKernel(notebook_kernel.NotebookKernel):
@@ -61,6 +62,8 @@ class NotebookKernel(notebook_kernel.NotebookKernel):
                 result.kernel_points += meta["points"]
             elif cell is self.test_cells(exercise)[0]:
                 result.visible_traceback = outcome.traceback or outcome.error
+                if "This looks like:" not in result.visible_traceback:  # named only if its message is reproducible
+                    result.visible_unstable = self.run(cell.source).error != outcome.error
             if errors:
                 result.failures[meta["grade_id"]] = "; ".join(
                     e if isinstance(e, str) else f"{e.ename}: {e.evalue}"[:300] for e in errors)

@@ -45,7 +45,9 @@ def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name,
         assert not result.later_failures, (
             f"Wrong answer {name!r} to {exercise} also cost points in later exercises that call it (the grader's "
             f"correct version should stand in there): {result.later_failures}")
-        if result.visible_traceback:  # the student's Run / Validate names the mistake, as the feedback page does
+        # The student's Run / Validate names the mistake, as the feedback page does, unless the failure's message
+        # changes from one run to the next (a model with fresh random weights each run): a digest cannot name that.
+        if result.visible_traceback and not result.visible_unstable:
             assert "This looks like:" in result.visible_traceback and describe(name) in result.visible_traceback, (
                 f"Wrong answer {name!r} to {exercise} fails the visible test without being named (run python -m "
                 f"grader.visible_mistakes {assignment} after changing tests or answers): "
