@@ -33,12 +33,16 @@ class CellResult:
         return self.ok
 
 
+def source_notebook(assignment: str):
+    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+
+
 class NotebookKernel:
     """One kernel in the notebook's folder, with NBGRADER_EXECUTION set like autograding."""
 
     def __init__(self, assignment: str, timeout: int = 600):
         self.path = SOLUTIONS / assignment / f"{assignment}.ipynb"
-        self.notebook = nbformat.read(self.path, as_version=4)
+        self.notebook = source_notebook(assignment)
         self.timeout = timeout
         self._ignore = ignore_pattern()
         env = dict(os.environ, NBGRADER_EXECUTION="autograde", MPLBACKEND="Agg")

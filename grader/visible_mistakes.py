@@ -18,12 +18,11 @@ import inspect
 import json
 import sys
 
-import nbformat
 
 from attention_course import dependencies
-from grader.course import REPO, SOLUTIONS, check_assignments, write_atomically
+from grader.course import REPO, check_assignments, write_atomically
 from grader.mistakes import catalogue, describe, notebook_digest
-from grader.notebook_kernel import NotebookKernel
+from grader.notebook_kernel import NotebookKernel, source_notebook
 
 DIGESTS = REPO / "attention_course" / "mistake_digests.json"
 _READ_LAST = ("import attention_course.dependencies as _attention_course_dependencies\n"
@@ -37,10 +36,6 @@ def source_key(assignment: str, source_nb) -> str:
     text = json.dumps([notebook_digest(source_nb), catalogue(assignment),
                        inspect.getsource(dependencies.failure_digest)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def source_notebook(assignment: str):
-    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
 
 
 def stored() -> dict:

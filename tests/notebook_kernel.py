@@ -51,7 +51,8 @@ class NotebookKernel(notebook_kernel.NotebookKernel):
         their answer cells run again first, as in a notebook run from the top."""
         defined = self.run(answer_code)
         result = ExerciseResult(0.0, 0.0)
-        for cell in self.test_cells(exercise):
+        tests = self.test_cells(exercise)
+        for cell in tests:
             meta = nbgrader_meta(cell)
             result.max_points += meta["points"]
             # The grader's verdict first: the kernel's own run of the test may change the notebook's globals.
@@ -60,7 +61,7 @@ class NotebookKernel(notebook_kernel.NotebookKernel):
             outcome = self.run(cell.source) if defined.ok else defined
             if outcome.passed:
                 result.kernel_points += meta["points"]
-            elif cell is self.test_cells(exercise)[0]:
+            elif cell is tests[0]:
                 result.visible_traceback = outcome.traceback or outcome.error
                 if "This looks like:" not in result.visible_traceback:  # named only if its message is reproducible
                     result.visible_unstable = self.run(cell.source).error != outcome.error
