@@ -119,8 +119,8 @@ def failure_digest(exercise: str, error: BaseException, exact: bool = True) -> s
     with other numbers then gives the same digest."""
     message = _ADDRESS.sub("0x", str(error).split(RAISED_IN)[0]).strip()
     text = f"{exercise}\n{type(error).__name__}: {message}"
-    if not exact:  # NumPy pads printed numbers to a common width: the spaces go with them
-        text = "numbers left out\n" + " ".join(_NUMBER.sub("#", text).split())
+    if not exact:  # NumPy pads printed numbers to a common width ("0.513  0.487 ]"): every space goes with them
+        text = "numbers left out\n" + "".join(_NUMBER.sub("#", text).split())
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 

@@ -67,4 +67,7 @@ def test_a_check_of_random_weights_is_named_by_its_message_without_numbers(diges
     digests({dependencies.failure_digest("build", built): ["no softmax"],
              dependencies.failure_digest("build", built, exact=False): ["no softmax"]})
     assert dependencies.mistake_note("build", rebuilt) == "This looks like: no softmax."
+    # NumPy's padding also puts a space before a closing bracket, in one run and not the next.
+    assert dependencies.mistake_note("build", AssertionError(
+        "probabilities sum to 1: expected [[1. 1.]], got [[0.0513 0.0487 0.05   0.049 ]]")) == "This looks like: no softmax."
     assert dependencies.mistake_note("build", AssertionError("parameters: expected 10, got 12")) == ""
