@@ -134,7 +134,12 @@ def measure(args):
                           for system, row in nb["results"].items()},
               "aer": {system: round(float(value), 3) for system, value in nb["aer"].items()},
               "transformer_head_aer": np.round(nb["head_aer"], 3).tolist(),
-              "influence": influence, "run_seconds": round(time.perf_counter() - start, 1),
+              "influence": influence,
+              "comparisons": {key: {"score_a": round(c.score_a, 3), "score_b": round(c.score_b, 3),
+                                    "difference": round(c.difference, 3), "interval": [round(c.low, 3), round(c.high, 3)],
+                                    "sentences": c.items, "verdict": c.verdict}
+                              for key, c in nb["comparisons"].items()},
+              "run_seconds": round(time.perf_counter() - start, 1),
               "command": "python -m course_build.train_real_translation measure", "cores": os.cpu_count(),
               "date": date.today().isoformat()}
     print(json.dumps(record, indent=1, ensure_ascii=False))
