@@ -398,6 +398,7 @@ WRONG.update({
         "end_id_taken_as_the_last_id": _changed(_BEAM, "            if token == end_id:",
                                                 "            if token == totals.shape[1] - 1:"),
         "starts_from_token_0": _changed(_BEAM, "ids[-1] if ids else start_id", "ids[-1] if ids else 0"),
+        "hypotheses live at max_len dropped": _changed(_BEAM, "    finished.extend(live)\n", ""),
     },
     "modified_precision": {
         "no_clipping": _changed(_PRECISION, "matches += sum(min(count, most_in_a_reference[gram]) for gram, count in counts.items())",
