@@ -359,6 +359,13 @@ WRONG["Decoder"].update({
         "Decoder", "[DecoderLayer(d_model", "[_SilentDecoderLayer(d_model"),
 })
 WRONG["Transformer"].update({
+    "dropout_rate not passed to the encoder and decoder": _edit(
+        "Transformer", """source_pad_id,
+                               dropout_rate)""", "source_pad_id)",
+        "target_vocab_size, max_len, dropout_rate)", "target_vocab_size, max_len)"),
+    "training=False passed to the encoder and decoder": _edit(
+        "Transformer", "self.encoder(source_ids, training=training)", "self.encoder(source_ids, training=False)",
+        "padding_mask=padding_mask, training=training)", "padding_mask=padding_mask, training=False)"),
     "its decoder outputs zeros (logits = the final layer's bias)": _SILENT.format(kind="Decoder") + _edit(
         "Transformer", "self.decoder = Decoder(", "self.decoder = _SilentDecoder("),
     "its encoder outputs zeros": _SILENT.format(kind="Encoder") + _edit(
