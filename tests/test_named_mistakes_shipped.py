@@ -1,0 +1,38 @@
+"""The fingerprints of the named mistakes ship with the course (course/named_mistakes, grader/mistakes.py), made by
+`python -m grader release`: current for every assignment's notebook and catalogue, so that no grading waits for
+them, and hashes only."""
+import json
+import re
+
+import pytest
+
+from grader import mistakes
+from grader.course import NAMED_MISTAKES
+from grader.notebook_kernel import source_notebook
+from tests.course_files import ASSIGNMENTS
+
+HASH = re.compile(r"[0-9a-f]{64}")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_shipped_fingerprints_are_current(assignment):
+    missing = mistakes.Catalogue(assignment, source_notebook(assignment)).missing()
+    assert not missing, (f"{assignment}: {sum(map(len, missing.values()))} named mistakes have no fingerprint for the "
+                         f"notebook and catalogue as they are; run python -m grader release {assignment}")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_shipped_fingerprints_hold_only_hashes(assignment):
+    stored = json.loads((NAMED_MISTAKES / f"{assignment}.json").read_text())
+    assert set(stored) == {"notebook", "fingerprints"} and HASH.fullmatch(stored["notebook"])
+    assert stored["fingerprints"] and all(HASH.fullmatch(key) and (value == "" or HASH.fullmatch(value))
+                                          for key, value in stored["fingerprints"].items())
+
+
+def test_a_stale_catalogue_is_found_stale(tmp_path):
+    """An edited notebook makes every fingerprint of its assignment missing (they are keyed by the notebook)."""
+    notebook = source_notebook(ASSIGNMENTS[0])
+    notebook.cells[-1].source += "\n"
+    (tmp_path / f"{ASSIGNMENTS[0]}.json").write_text((NAMED_MISTAKES / f"{ASSIGNMENTS[0]}.json").read_text())
+    catalogue = mistakes.Catalogue(ASSIGNMENTS[0], notebook, tmp_path)
+    assert sum(map(len, catalogue.missing().values())) == sum(map(len, mistakes.catalogue(ASSIGNMENTS[0]).values()))
