@@ -7,7 +7,7 @@ from pathlib import Path
 
 from traitlets import Integer
 
-from grader.course import SOLUTIONS, STATE, CourseError
+from grader.course import NAMED_MISTAKES, SOLUTIONS, STATE, CourseError
 from grader.ledger import parse_shard
 from grader.limits import GradingLimits
 
@@ -71,17 +71,11 @@ def main(argv=None) -> int:
                 print(f"released notebooks/{name}/")
             return 0
         if args.command == "mistakes":
-            import tempfile
-
             from grader.course import check_assignments
-            from grader.grading import Grader
+            from grader.release import name_mistakes
             chosen = check_assignments(args.assignments, SOLUTIONS)
-            with tempfile.TemporaryDirectory() as workspace:  # only its gradebook is used: the test cells
-                grader = Grader(Path(workspace), workers=args.workers)
-                for name in chosen:
-                    grader.generate(name)
-                grader.name_all_mistakes(chosen)
-            print(f"named mistakes of {', '.join(chosen)}: cached in {STATE / 'mistakes'}")
+            name_mistakes(chosen, workers=args.workers)
+            print(f"named mistakes of {', '.join(chosen)}: in {NAMED_MISTAKES}")
             return 0
         from grader.class_report import write_report
         from grader.grading import Grader, summary_table

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 
 from grader import mistakes
-from grader.course import STATE
+from grader.course import NAMED_MISTAKES
 from grader.feedback_summary import exercise_reports
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -179,7 +179,7 @@ HEADERS = {
 def write_report(workspace: Path, results: list, source: Path, mistakes_dir: Path = None) -> Path:
     """Write report.html and report_<table>.csv into `workspace`; return the page's path."""
     workspace = Path(workspace)
-    tables = collect(workspace, results, source, mistakes_dir or STATE / "mistakes")
+    tables = collect(workspace, results, source, mistakes_dir or NAMED_MISTAKES)
     rows = _rows(tables)
     e = html.escape
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Class report</title>"

@@ -29,7 +29,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
 from grader import mistakes
-from grader.course import STATE, nbgrader_meta
+from grader.course import NAMED_MISTAKES, nbgrader_meta
 
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "# (hidden tests: their code is not shown)")
 NOT_RUN = {"GradingBudgetSpent", "NotRun"}
@@ -285,10 +285,11 @@ def named_mistakes(config, assignment: str, db_url: str = None, log=print) -> "m
     """The named mistakes of `assignment` under the course `config`, fingerprinting the ones not cached yet."""
     course = CourseDirectory(config=config)
     root = Path(course.root)
-    cache = Path(FeedbackSummary(config=config).mistakes_dir)
-    built = (cache / f"{assignment}.json").is_file()  # e.g. made once and mounted read-only for every shard
-    if not built and not os.access(cache if cache.exists() else cache.parent, os.W_OK):
-        cache = root / "named_mistakes"  # an instructor's course directory in the classroom
+    cache = Path(FeedbackSummary(config=config).mistakes_dir)  # shipped with the course, current after a release
+    if not os.access(cache if cache.exists() else cache.parent, os.W_OK):  # e.g. the course image, read-only
+        source_nb = nbformat.read(root / course.source_directory / assignment / f"{assignment}.ipynb", as_version=4)
+        if mistakes.Catalogue(assignment, source_nb, cache).missing():  # stale for this notebook: graded elsewhere
+            cache = root / "named_mistakes"  # the instructor's course directory (the classroom)
     return mistakes.fingerprint_mistakes(config, db_url or course.db_url, assignment, root / course.source_directory,
                                          root / course.release_directory, cache, log=log)
 
@@ -297,7 +298,7 @@ class FeedbackSummary(NbGraderPreprocessor):
     """Puts the summary first and leaves hidden tests' expected values out of the page (run after GetGrades,
     before SanitiseFeedback)."""
 
-    mistakes_dir = Unicode(str(STATE / "mistakes"), help="Where grader.mistakes keeps the fingerprints "
+    mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.mistakes keeps the fingerprints "
                                                          "of named mistakes").tag(config=True)
 
     def preprocess(self, nb, resources):

@@ -8,9 +8,10 @@ exercise sits in the solved notebook. What its test cells answered (passed, or t
 is its fingerprint. A student whose test cells of that exercise answer exactly the same, on the same
 inputs, made (something that behaves like) that mistake.
 
-Only hashes are kept (`_grading/mistakes/<assignment>.json`, keyed by the source notebook and each
-mistake's code), so the cache holds no hidden test's message, and a mistake added to answers.py
-is recognised from the next grading on.
+Only hashes are kept (`course/named_mistakes/<assignment>.json`, keyed by the source notebook and each
+mistake's code), so the catalogue holds no hidden test's message. `python -m grader release` (or `python -m
+grader mistakes`) makes it for an assignment whose notebook or catalogue changed, and it ships with the course;
+a grader that finds it stale grades the missing mistakes before the first feedback page, as before.
 """
 import copy
 import fcntl
@@ -23,7 +24,7 @@ from pathlib import Path
 import nbformat
 
 from grader import assignment_answers
-from grader.course import STATE, nbgrader_meta, write_atomically
+from grader.course import NAMED_MISTAKES, nbgrader_meta, write_atomically
 
 NOT_ANSWERED = "NotImplementedError"
 _RAISED_IN = "--- raised in your code ---"
@@ -107,7 +108,7 @@ class Catalogue:
     def __init__(self, assignment: str, source_nb, cache_dir: Path = None):
         self.assignment = assignment
         self.mistakes = catalogue(assignment)
-        self.path = Path(cache_dir or STATE / "mistakes") / f"{assignment}.json"
+        self.path = Path(cache_dir or NAMED_MISTAKES) / f"{assignment}.json"
         self.notebook = notebook_digest(source_nb)
         stored = {}
         if self.path.is_file():

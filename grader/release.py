@@ -1,11 +1,15 @@
 """Regenerate the student notebooks in notebooks/ from solutions/ with `nbgrader generate_assignment`, and
-the digests of the named mistakes their visible tests recognise (grader/visible_mistakes.py) where stale."""
+where stale, what ships with them about the named mistakes: the digests their visible tests recognise
+(grader/visible_mistakes.py) and the fingerprints the feedback names them by (grader/mistakes.py)."""
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
-from grader import visible_mistakes
+from grader import mistakes, visible_mistakes
 from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment
+from grader.notebook_kernel import source_notebook
 
 
 def release(names=(), into=None) -> list:
@@ -23,6 +27,24 @@ def release(names=(), into=None) -> list:
                               *elsewhere], cwd=REPO, env=env, capture_output=True, text=True)
         if run.returncode != 0:
             raise CourseError(f"nbgrader generate_assignment {assignment} failed:\n{run.stderr[-3000:]}")
-    if into is None:  # the course's own release: the named mistakes its visible tests recognise, where stale
+    if into is None:  # the course's own release: what it ships about the named mistakes, where stale
         visible_mistakes.refresh(chosen)
+        name_mistakes(chosen)
     return chosen
+
+
+def name_mistakes(assignments, workers=None, log=print) -> list:
+    """Fingerprint the named mistakes of `assignments` that course/named_mistakes does not hold for their notebook
+    as it is (grader/mistakes.py), in a gradebook of their own; return the assignments that had any missing."""
+    from grader.grading import Grader
+
+    stale = [assignment for assignment in assignments
+             if mistakes.Catalogue(assignment, source_notebook(assignment)).missing()]
+    if stale:
+        log(f"Named mistakes of {', '.join(stale)}: grading each in the sandbox for the feedback ...")
+        with tempfile.TemporaryDirectory() as workspace:  # only its gradebook is used: the test cells
+            grader = Grader(Path(workspace), workers=workers)
+            for assignment in stale:
+                grader.generate(assignment)
+            grader.name_all_mistakes(stale)
+    return stale
