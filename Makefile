@@ -23,14 +23,15 @@ lab: install  ## open the course in JupyterLab 4: make lab [LAB_ARGS="--port=889
 	$(BIN)/jupyter lab notebooks/ $(LAB_ROOT) $(LAB_ARGS)
 
 # Test files run in TEST_WORKERS processes at once (pytest-xdist), each file whole in one of them (its shared
-# kernels and graded classes made once); most of a test's time is one kernel's single thread.
+# kernels and graded classes made once), but the per-assignment tests of the largest files are spread
+# (tests/conftest.py); most of a test's time is one kernel's single thread.
 TEST_WORKERS ?= 2
 
 test: install  ## the whole test suite (what CI runs): make test [TEST_WORKERS=n]
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: install  ## everything except whole-notebook runs and nbgrader pipelines on the real notebooks
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow"
 
 grade: install  ## autograde: make grade [SUBMISSIONS=folder] [ASSIGNMENT=name]
 	$(BIN)/python -m grader grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))

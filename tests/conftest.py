@@ -1,16 +1,45 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and how `make test` spreads the tests over its workers."""
 import pytest
 
 from tests.notebook_kernel import NotebookKernel
 
+# Files whose tests are parametrized by assignment and share nothing but a per-assignment kernel (the `kernels`
+# fixture): pytest-xdist may give each assignment's tests to another worker.
+SPLIT_BY_ASSIGNMENT = {"test_mutants.py", "test_course_notebooks.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under `pytest -n N --dist loadgroup` (make test) every test file runs whole in one worker, so its module
+    fixtures are made once, except SPLIT_BY_ASSIGNMENT, which is one group per assignment. The split groups,
+    the largest, are queued first so that no worker is left with one of them at the end."""
+    split = []
+    for item in items:
+        group = item.path.name
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if group in SPLIT_BY_ASSIGNMENT and "assignment" in params:
+            group = f"{group}:{params['assignment']}"
+            split.append(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+    if split:
+        chosen = set(map(id, split))
+        items[:] = split + [item for item in items if id(item) not in chosen]
+
+
+KEPT_KERNELS = 2  # each a TensorFlow process of about 1 GB; the tests ask for one assignment after another
+
 
 @pytest.fixture(scope="session")
 def kernels():
-    """kernels(assignment): a kernel that ran the solution notebook, started once per test session."""
-    started = {}
+    """kernels(assignment): a kernel that ran the solution notebook, started once per test session and kept
+    while it is one of the KEPT_KERNELS last asked for (started again if asked for after that)."""
+    started = {}  # assignment -> kernel, the last asked for last
 
     def get(assignment):
-        if assignment not in started:
+        if assignment in started:
+            started[assignment] = started.pop(assignment)
+        else:
+            while len(started) >= KEPT_KERNELS:
+                started.pop(next(iter(started))).close()
             kernel = NotebookKernel(assignment)
             kernel.run_all()
             started[assignment] = kernel

@@ -29,23 +29,30 @@ def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """Autograde a solved and an untouched copy of every assignment in one workspace."""
-    root = tmp_path_factory.mktemp("course_grading")
-    submissions = root / "submissions"
-    write_samples(NOTEBOOKS, SOLUTIONS, ASSIGNMENTS, submissions, {"solved": 1.0, "untouched": 0.0})
-    results = Grader(root / "workspace").run(submissions, progress=False)
-    return {(r.student, r.assignment): r for r in results}
+    """graded(assignment)[(student, assignment)]: a solved and an untouched copy of `assignment` autograded in a
+    workspace of their own, once per assignment (so that the assignments' tests can run in separate workers)."""
+    done = {}
+
+    def get(assignment):
+        if assignment not in done:
+            root = tmp_path_factory.mktemp(f"course_grading_{assignment}")
+            write_samples(NOTEBOOKS, SOLUTIONS, [assignment], root / "submissions", {"solved": 1.0, "untouched": 0.0})
+            results = Grader(root / "workspace").run(root / "submissions", progress=False)
+            done[assignment] = {(r.student, r.assignment): r for r in results}
+        return done[assignment]
+
+    return get
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solved_notebook_gets_full_marks(graded, assignment):
-    result = graded[("solved", assignment)]
+    result = graded(assignment)[("solved", assignment)]
     assert result.max_score > 0
     assert result.score == result.max_score, f"{assignment}: solved notebook lost points on {result.failed} {result.error}"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_untouched_notebook_scores_zero(graded, assignment):
-    result = graded[("untouched", assignment)]
+    result = graded(assignment)[("untouched", assignment)]
     assert result.score == 0, f"{assignment}: untouched notebook got {result.score}; passing tests: check which"
     assert not result.error, result.error
