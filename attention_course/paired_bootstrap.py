@@ -74,9 +74,10 @@ def paired_interval(stats_a, stats_b, score: Callable[[np.ndarray], float], samp
 def compare(measure: str, system_a: str, stats_a, system_b: str, stats_b, score, higher_is_better: bool = True,
             decimals: int = 2, **options) -> Comparison:
     """A Comparison of two systems from their per-sentence counts (see paired_interval)."""
+    stats_a, stats_b = np.asarray(stats_a, dtype=float), np.asarray(stats_b, dtype=float)
     low, high = paired_interval(stats_a, stats_b, score, **options)
-    return Comparison(measure, system_a, system_b, float(score(np.asarray(stats_a, dtype=float))),
-                      float(score(np.asarray(stats_b, dtype=float))), low, high, len(stats_a), higher_is_better, decimals)
+    return Comparison(measure, system_a, system_b, float(score(stats_a)), float(score(stats_b)), low, high,
+                      len(stats_a), higher_is_better, decimals)
 
 
 # BLEU on characters (tokenize="zh") and chrF, as notebook 08 scores translations.
@@ -108,10 +109,7 @@ def compare_translations(system_a: str, hypotheses_a, system_b: str, hypotheses_
 def alignment_stats(links, sure, possible, sentences: int) -> np.ndarray:
     """Per sentence, the counts of the alignment error rate: |A & S|, |A & P|, |A|, |S| (links are tuples whose
     first element is the sentence index; a link listed twice counts once). (sentences, 4)"""
-    sets = [set(), set(), set()]
-    for target, given in zip(sets, (links, sure, possible)):
-        target.update(tuple(link) for link in given)
-    a_links, s_links, p_links = sets
+    a_links, s_links, p_links = ({tuple(link) for link in given} for given in (links, sure, possible))
     stats = np.zeros((sentences, 4))
     for column, chosen in enumerate((a_links & s_links, a_links & p_links, a_links, s_links)):
         for link in chosen:

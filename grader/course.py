@@ -3,6 +3,7 @@ import os
 import sys
 from pathlib import Path
 
+import nbformat
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -16,6 +17,11 @@ STATE = REPO / "_grading"
 # The fingerprints of the named mistakes (grader/mistakes.py), made when an assignment is released and shipped with
 # the course, so that no grading waits for them: hashes only, nothing of a test's text.
 NAMED_MISTAKES = REPO / "course" / "named_mistakes"
+
+
+def source_notebook(assignment: str):
+    """The solution notebook of `assignment` (solutions/), as nbformat reads it."""
+    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
 
 
 def nbgrader_meta(cell) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import nbformat
 from jupyter_client import KernelManager
 
-from grader.course import SOLUTIONS, course_config, nbgrader_meta
+from grader.course import SOLUTIONS, course_config, nbgrader_meta, source_notebook
 
 
 def ignore_pattern() -> re.Pattern:
@@ -31,10 +31,6 @@ class CellResult:
     def passed(self) -> bool:
         # The course's grader keeps a passing test's stderr as text (grader.preprocessors.PassingTestsKeepStderr)
         return self.ok
-
-
-def source_notebook(assignment: str):
-    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
 
 
 class NotebookKernel:

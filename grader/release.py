@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 
 from grader import mistakes, visible_mistakes
-from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment
-from grader.notebook_kernel import source_notebook
+from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment, source_notebook
 
 
 def release(names=(), into=None) -> list:

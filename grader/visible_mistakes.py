@@ -20,9 +20,9 @@ import sys
 
 
 from attention_course import dependencies
-from grader.course import REPO, check_assignments, write_atomically
+from grader.course import REPO, check_assignments, source_notebook, write_atomically
 from grader.mistakes import catalogue, describe, notebook_digest
-from grader.notebook_kernel import NotebookKernel, source_notebook
+from grader.notebook_kernel import NotebookKernel
 
 DIGESTS = REPO / "attention_course" / "mistake_digests.json"
 _READ_LAST = ("import attention_course.dependencies as _attention_course_dependencies\n"

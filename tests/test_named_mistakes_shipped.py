@@ -7,8 +7,7 @@ import re
 import pytest
 
 from grader import mistakes
-from grader.course import NAMED_MISTAKES
-from grader.notebook_kernel import source_notebook
+from grader.course import NAMED_MISTAKES, source_notebook
 from tests.course_files import ASSIGNMENTS
 
 HASH = re.compile(r"[0-9a-f]{64}")
