@@ -303,6 +303,12 @@ WRONG["EncoderLayer"].update({
                                                   "self.dropout2 = layers.Dropout(0.1)"),
     "Dropout always on (training=True)": _edit("EncoderLayer", "self.dropout1(attention, training=training)",
                                                "self.dropout1(attention, training=True)"),
+    "attention output dropped twice": _edit("EncoderLayer", "self.dropout1(attention, training=training)",
+                                            "self.dropout1(self.dropout1(attention, training=training), training=training)"),
+    "a Dropout(dropout_rate) between the feed-forward's two Dense layers": _edit(
+        "EncoderLayer", "self.ffn = feed_forward(d_model, d_ff)",
+        "self.ffn = keras.Sequential([layers.Dense(d_ff, activation=\"relu\"), layers.Dropout(dropout_rate), "
+        "layers.Dense(d_model)])"),
     "only the mask's first query row (a key padding mask) used": _edit(
         "EncoderLayer", "self.mha(x, x, x, attention_mask=padding_mask,",
         "self.mha(x, x, x, attention_mask=None if padding_mask is None else padding_mask[..., :1, :],"),
@@ -322,6 +328,15 @@ WRONG["DecoderLayer"].update({
                                                  "self.dropout3 = layers.Dropout(0.1)"),
     "Dropout off even in training (training=False)": _edit("DecoderLayer", "self.dropout2(cross, training=training)",
                                                            "self.dropout2(cross, training=False)"),
+    "cross-attention output dropped twice": _edit("DecoderLayer", "self.dropout2(cross, training=training)",
+                                                  "self.dropout2(self.dropout2(cross, training=training), training=training)"),
+    "self-attention output scaled by 1 / (1 - rate) twice": _edit(
+        "DecoderLayer", "self.dropout1(self_attention, training=training)",
+        "self.dropout1(self_attention, training=training) / (1 - self.dropout1.rate if training else 1)"),
+    "a Dropout(dropout_rate) after the feed-forward's ReLU": _edit(
+        "DecoderLayer", "self.ffn = feed_forward(d_model, d_ff)",
+        "self.ffn = keras.Sequential([layers.Dense(d_ff, activation=\"relu\"), layers.Dropout(dropout_rate), "
+        "layers.Dense(d_model)])"),
     "cross-attention mask reduced to its first query row": _edit(
         "DecoderLayer", "attention_mask=padding_mask, return_attention_scores=True",
         "attention_mask=None if padding_mask is None else padding_mask[..., :1, :], return_attention_scores=True"),
