@@ -7,9 +7,10 @@
 # (Not built on the machines this course is developed on: they have no container engine. See docs/deploy.md.)
 FROM python:3.11-slim-bookworm
 
-# bubblewrap: the grading sandbox (grader/sandbox.py); tini reaps the kernels' children.
+# bubblewrap: the grading sandbox (grader/sandbox.py), libseccomp2 its system-call filter (grader/seccomp.py);
+# tini reaps the kernels' children.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap tini fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends bubblewrap libseccomp2 tini fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 
 # The user Zero to JupyterHub expects (uid 1000, home /home/jovyan).

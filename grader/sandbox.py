@@ -15,6 +15,8 @@ grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses
   receives a copy of this one submission's files (grader.safe_copy: links, devices and FIFOs never
   followed); nothing of solutions/, grader/, tests/, the gradebook, the workspace or other students;
 - its own cgroups (grader.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
+- a system-call filter (grader.seccomp): bpf, perf events, io_uring, the keyring, ptrace, mounts and the
+  like fail with EPERM;
 - its stdout and stderr through a pipe of which at most `stderr_kb` reach the log.
 
 Its private folder lives on a tmpfs (/dev/shm): the one folder the kernel can write outside its own
@@ -38,7 +40,7 @@ from traitlets import DottedObjectName, Instance, Type, Unicode, default
 
 import attention_course
 from attention_course.paths import datasets_dir
-from grader import cgroups
+from grader import cgroups, seccomp
 from grader.limits import GradingLimits
 from grader.safe_copy import copy_tree
 
@@ -86,6 +88,10 @@ def sandbox_problem() -> str:
     """Why no sandbox can be made here ('' when one can), as one line for the instructor."""
     if shutil.which("bwrap") is None:
         return f"bubblewrap is not installed: {INSTALL_HINT}"
+    try:
+        seccomp.denied_here()
+    except seccomp.SeccompUnavailable as error:
+        return f"no system-call filter can be made: {error}"
     if drops_privileges():
         grant_traverse(python_dirs() + course_package_dirs())
     probe = subprocess.run([*_as_kernel_user(GradingLimits().kernel_uid), "bwrap", "--unshare-all",
@@ -145,10 +151,11 @@ def _etc_files(folder: Path):
 
 def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict,
                   limits: GradingLimits) -> list:
-    """The bwrap command line that runs `kernel_argv` in the sandbox made of the private folder `box`."""
+    """The bwrap command line that runs `kernel_argv` in the sandbox made of the private folder `box`, under
+    the system-call filter bwrap reads from seccomp.FILTER_FD (opened by seccomp.with_filter)."""
     work = f"{HOME}/{workdir_name}"
     args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-            "--new-session",
+            "--new-session", "--seccomp", str(seccomp.FILTER_FD),
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), *_system_binds(box / "etc"),
             "--proc", "/proc", "--dev", "/dev"]
     for folder in ("/tmp", "/dev/shm"):
@@ -262,6 +269,8 @@ class GradingKernelManager(AsyncKernelManager):
         for part in ("run", "stage", "home"):
             (self.box / part).mkdir()
         _etc_files(self.box / "etc")
+        if self.limits.sandbox:
+            seccomp.write_filter(self.box / "seccomp.bpf")
         self.group = None
         if self.limits.sandbox and not cgroups.problem():
             cores = self.limits.cpu_cores or max(1, self.limits.threads)
@@ -327,9 +336,9 @@ class GradingKernelManager(AsyncKernelManager):
             limits.append(f"--cpu={self.limits.cpu_seconds}:{self.limits.cpu_seconds + 5}")
         joined = _join_groups(self.group.procs_files()) if self.group is not None else []
         if self.limits.sandbox:
-            return [*joined, *limits, *_as_kernel_user(self.limits.kernel_uid),
-                    *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment,
-                                   self.limits)]
+            return [*joined, *seccomp.with_filter(self.box / "seccomp.bpf", [
+                *limits, *_as_kernel_user(self.limits.kernel_uid),
+                *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment, self.limits)])]
         return [*joined, *limits, *kernel_argv]
 
     def cpu_seconds_used(self) -> float:

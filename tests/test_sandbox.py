@@ -317,3 +317,23 @@ def test_correct_versions_stand_in_for_earlier_exercises_only_during_their_test(
         "a correct version handed the student's own function calls it in the student's kernel", nested)
     unknown = tests.run("testing('quadruple', calls=('triple',))", "<t6>", 30)
     assert unknown[-1]["ename"] == "LookupError" and "triple" in unknown[-1]["evalue"]
+
+
+def test_the_kernel_runs_under_the_system_call_filter(kernel):
+    """Every call grader.seccomp denies fails with EPERM in the grading kernel, whatever its arguments (the
+    filter decides before the call runs; tests/test_seccomp.py shows such calls succeed without it)."""
+    from grader import seccomp
+    import ctypes.util
+    resolve = ctypes.CDLL(ctypes.util.find_library("seccomp")).seccomp_syscall_resolve_name
+    numbers = {name: resolve(name.encode()) for name in seccomp.denied_here()}
+    _, client = kernel
+    seen = json.loads(run(client, f"""
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+seen = {{}}
+for name, number in {numbers!r}.items():
+    seen[name] = -1 if libc.syscall(number, 0, 0, 0, 0, 0, 0) == -1 and ctypes.get_errno() == 1 else "allowed"
+seen["status"] = [line.split()[1] for line in open("/proc/self/status") if line.startswith("Seccomp")]
+print(json.dumps(seen))"""))
+    assert seen.pop("status")[0] == "2", "the kernel runs in seccomp filter mode"
+    assert seen == dict.fromkeys(numbers, -1)
