@@ -348,6 +348,13 @@ class GradingKernelManager(AsyncKernelManager):
         return self.group is not None and self.group.out_of_memory()
 
     async def _async_cleanup_resources(self, restart: bool = False):
+        """After the kernel ended: its cgroups and private folder go with it, on a restart too (the next
+        start makes new ones, connection file included), so a dead kernel pins no memory while its
+        notebook goes on."""
         await super()._async_cleanup_resources(restart=restart)
-        if not restart and self._finalizer is not None:
+        if self._finalizer is not None:
             self._finalizer()  # removes the cgroups and the private folder, once
+
+    # AsyncKernelManager binds cleanup_resources to its base class's coroutine, which nbclient calls for a
+    # kernel that died (one it does not shut down): this manager's own, so the sandbox goes then too.
+    cleanup_resources = _async_cleanup_resources

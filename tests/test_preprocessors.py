@@ -1,13 +1,16 @@
 """Each of the grader's preprocessors on a small in-memory notebook and gradebook (fast: `make test-fast`)."""
+import os
+
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from nbgrader.api import Gradebook
 
+from grader import cgroups
 from grader.course import prepare_environment
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute, trusted_sources)
-from grader.sandbox import sandbox_problem
+from grader.sandbox import BOX_PREFIX, GradingKernelManager, boxes_folder, sandbox_problem
 
 SETUP = "import math"
 ANSWER = "def f():\n    return 2"
@@ -102,3 +105,34 @@ def test_restore_cell_flags_puts_back_points_and_the_grade_flag(resources):
     nb.cells.insert(0, new_markdown_cell("notes"))
     restored, _ = RestoreCellFlags().preprocess(nb, resources)
     assert restored.cells[3].metadata.nbgrader["grade"] is True and restored.cells[3].metadata.nbgrader["points"] == 2
+
+
+def _own_boxes():
+    return sorted(box.name for box in boxes_folder().glob(f"{BOX_PREFIX}*")
+                  if (box / "owner").is_file() and (box / "owner").read_text() == str(os.getpid()))
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason="no sandbox here")
+def test_a_dead_kernels_folder_and_cgroups_go_before_the_next_kernel_starts(resources, monkeypatch):
+    """A kernel that filled its private folder and died: its folder (on the host's /dev/shm) and its cgroups are
+    gone when the replacement starts, and nothing is left when the notebook is done."""
+    seen_at_start, groups = [], []
+    original = GradingKernelManager._async_pre_start_kernel
+
+    async def recording(self, **kw):
+        seen_at_start.append(_own_boxes())
+        made = await original(self, **kw)
+        groups.append(self.group)
+        return made
+
+    monkeypatch.setattr(GradingKernelManager, "_async_pre_start_kernel", recording)
+    dies = ("import os, sys\nrun = os.path.dirname(sys.argv[sys.argv.index('-f') + 1])\n"
+            "open(os.path.join(run, 'ballast'), 'wb').write(b'x' * 2 ** 24)\nos._exit(3)")
+    nb = notebook(answer=dies)
+    nb.cells.append(cell("print('after the replay')"))
+    executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
+    assert "after the replay" in executed.cells[3].outputs[0].text
+    assert seen_at_start == [[], []], "the dead kernel's private folder outlived it"
+    assert _own_boxes() == []
+    if not cgroups.problem():
+        assert len(groups) == 2 and not any(path.exists() for group in groups for path in group.paths.values())
