@@ -37,6 +37,12 @@ MAX_CALLBACK_CHARACTERS = 16 * 2 ** 20  # the correct versions of earlier exerci
 MAX_CALLBACKS = 100_000
 
 
+class CellOutOfTime(BaseException):
+    """The grader's deadline for a test cell passed while the student's code ran. A BaseException, so that a
+    test's `except Exception` around the student's code reports it as what it is, and no exception rebuilt from
+    the student's kernel (grader.student_errors) is one, whatever it is named."""
+
+
 def mark_stderr(text: str) -> str:
     """Error-stream text kept as plain output: each line marked, so it informs without failing the cell."""
     return "".join(f"[stderr] {line}" for line in str(text).splitlines(True))
@@ -200,7 +206,7 @@ class KernelBridge:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.interrupt()
                 self._drain(msg_id)
-                raise TimeoutError("the test cell ran out of time while your code was running "
+                raise CellOutOfTime("the test cell ran out of time while your code was running "
                                    "(an endless loop, or far too slow)")
             message = self._next_message()
             if message is None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import mistakes
+from grader import cell_outcome, mistakes
 from grader.course import NAMED_MISTAKES
 from grader.feedback_summary import exercise_reports
 
@@ -31,8 +31,6 @@ CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#f0f0f0}td.n{text-align:right}
 h2{border-bottom:2px solid #444;padding-top:1em}img{max-width:100%}"""
-TIMED_OUT = {"CellTimeoutError", "GradingBudgetSpent"}
-CRASHED = {"KernelDied", "NotRun"}
 
 
 def _code_key(code: str) -> str:
@@ -42,15 +40,15 @@ def _code_key(code: str) -> str:
 
 
 def notebook_problems(nb) -> list:
-    """What stopped cells of a graded notebook: timeouts and budgets, kernel deaths."""
+    """What stopped cells of a graded notebook: timeouts and budgets, kernel deaths (the grader's own record of
+    each cell, grader.cell_outcome)."""
     found = []
     for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                if output.get("ename") in TIMED_OUT and "timed out" not in found:
-                    found.append("timed out")
-                elif output.get("ename") in CRASHED and "crashed" not in found:
-                    found.append("crashed")
+        outcome = cell_outcome.outcome(cell)
+        problem = {cell_outcome.TIMED_OUT: "timed out", cell_outcome.BUDGET_SPENT: "timed out",
+                   cell_outcome.CRASHED: "crashed", cell_outcome.NOT_RUN: "crashed"}.get(outcome)
+        if problem and problem not in found:
+            found.append(problem)
     return found
 
 

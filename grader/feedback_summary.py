@@ -28,11 +28,10 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from grader import mistakes
+from grader import cell_outcome, mistakes
 from grader.course import NAMED_MISTAKES, nbgrader_meta
 
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "# (hidden tests: their code is not shown)")
-NOT_RUN = {"GradingBudgetSpent", "NotRun"}
 # attention_course.checks' failures: "<what>: expected <expected>, got <got>. Hint: <hint>"
 CHECK = re.compile(r"^(?P<what>.*?): expected (?P<expected>.*), got (?P<got>.*?)\.(?P<hint> Hint: .*)?$",
                    re.S)
@@ -102,11 +101,12 @@ def student_lines(text: str) -> str:
     return "\n".join(line for line in lines if line.strip())[-3000:]
 
 
-def shown_message(ename: str, evalue: str, hidden: bool) -> tuple:
-    """(the message the student may see, their traceback) of one failed test cell."""
+def shown_message(ename: str, evalue: str, hidden: bool, stopped: bool = False) -> tuple:
+    """(the message the student may see, their traceback) of one failed test cell; `stopped` when the grader
+    stopped or skipped the cell (grader.cell_outcome), whose message is the grader's own."""
     message, _, trace = str(evalue).partition(mistakes._RAISED_IN)
     message = message.strip()
-    if not hidden or ename in NOT_RUN | {"CellTimeoutError", "KernelDied"}:
+    if not hidden or stopped:
         return f"{ename}: {message}" if ename != "AssertionError" else message, student_lines(trace)
     check = CHECK.match(message)
     if ename == "AssertionError" and check:
@@ -143,14 +143,15 @@ def exercise_reports(nb) -> list:
         report.score = sum(cell_score(c) for c in test_cells)
         report.fingerprint = mistakes.fingerprint(test_cells)
         answer_errors = [o for o in answer_cell.get("outputs", []) if o.get("output_type") == "error"]
-        enames = set()
+        enames, outcomes = set(), {cell_outcome.outcome(c) for c in test_cells}
         for cell in test_cells:
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if not errors and cell_score(cell) >= float(nbgrader_meta(cell).get("points", 0)):
                 continue
             error = errors[0] if errors else {"ename": "Error", "evalue": "the test wrote to stderr"}
             enames.add(error.get("ename", ""))
-            message, trace = shown_message(error.get("ename", ""), error.get("evalue", ""), is_hidden(cell))
+            message, trace = shown_message(error.get("ename", ""), error.get("evalue", ""), is_hidden(cell),
+                                           stopped=bool(cell_outcome.outcome(cell)))
             failure = Failure(nbgrader_meta(cell)["grade_id"], is_hidden(cell), message, trace)
             if not failure.hidden:
                 failure.figure = weights_figure(message)
@@ -158,7 +159,7 @@ def exercise_reports(nb) -> list:
         raised = " ".join(f.message for f in report.failures)
         if not report.failures:
             report.status = "passed"
-        elif enames & NOT_RUN:
+        elif outcomes & set(cell_outcome.STOPPED_EARLY):
             report.status = "not run"
             report.reason = "the notebook's grading budget ran out, or its kernel kept dying"
         elif mistakes.NOT_ANSWERED in raised or any(mistakes.NOT_ANSWERED in str(o.get("ename"))
@@ -341,7 +342,7 @@ class FeedbackSummary(NbGraderPreprocessor):
                 ename, evalue = output.get("ename", ""), str(output.get("evalue", ""))
                 message, _, trace = evalue.partition(mistakes._RAISED_IN)
                 if hidden:
-                    message, trace = shown_message(ename, evalue, True)
+                    message, trace = shown_message(ename, evalue, True, stopped=bool(cell_outcome.outcome(cell)))
                     message = message[len(ename) + 2:] if message.startswith(f"{ename}: ") else message
                 else:
                     trace = student_lines(trace)

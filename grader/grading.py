@@ -20,7 +20,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 
-from grader import cgroups
+from grader import cell_outcome, cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
 from grader.feedback_summary import named_mistakes
@@ -31,7 +31,6 @@ from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, take_collected, tak
                            zips_by_assignment)
 from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
 from grader.limits import GradingLimits
-from grader.preprocessors import BUDGET_ERROR
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
 
@@ -342,10 +341,11 @@ def grading_notes(folder: Path) -> list:
     notes = []
     for path in sorted(folder.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error" and output.get("ename") == BUDGET_ERROR:
-                    notes.append(f"grading stopped early: {output.get('evalue', '')[len('not run: '):]}")
-                    return notes
+            if cell_outcome.outcome(cell) == cell_outcome.BUDGET_SPENT:
+                errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+                why = str(errors[0].get("evalue", "")) if errors else "its grading budget was used up"
+                notes.append(f"grading stopped early: {why.removeprefix('not run: ')}")
+                return notes
     return notes
 
 

@@ -33,7 +33,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
 from attention_course import dependencies, kernel_side
-from grader.bridge import MAX_REPLY_CHARACTERS, KernelBridge, install_agent_code, mark_stderr
+from grader.bridge import MAX_REPLY_CHARACTERS, CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
 from grader.check_coverage import RAN, CheckCoverage
 from grader.kernel_client import LimitedBlockingKernelClient
 from grader.student_errors import StudentCodeError
@@ -90,6 +90,7 @@ class TrustedTests:
         self.log_path = log_path
         self.references = list(references)  # the source notebook's answer cells, in order
         self.namespace = None
+        self.timed_out = False  # whether the last test cell run reached its deadline (the grader's own state)
         self._reference = None  # their namespace, made when a test first asks for a correct version
         self._standing = []  # (names put in the test's namespace, the kernel's number to restore) of this cell
 
@@ -122,6 +123,7 @@ class TrustedTests:
         text += mark_stderr(stderr.getvalue())
         if text:
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
+        self.timed_out = isinstance(failure, CellOutOfTime)
         if failure is not None:
             outputs.append(exception_output(failure, name))
         elif result is not None:
@@ -146,7 +148,7 @@ class TrustedTests:
                     self.bridge.request("restore_globals", number)
                 except (DeadKernelError, KeyboardInterrupt):
                     raise
-                except Exception:  # noqa: BLE001 (a kernel that will not restore keeps dead call-backs: its loss)
+                except (Exception, CellOutOfTime):  # noqa: BLE001 (a kernel that will not restore keeps dead call-backs: its loss)
                     pass
 
     def _stand_in(self, names):
@@ -209,7 +211,7 @@ def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
 
 def exception_output(error: BaseException, name: str) -> NotebookNode:
     """The error output of an exception a test cell raised, with the frames of the test cell `name`."""
-    ename = "CellTimeoutError" if isinstance(error, TimeoutError) else type(error).__name__
+    ename = "CellTimeoutError" if isinstance(error, CellOutOfTime) else type(error).__name__
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == name]
     return error_output(ename, str(error), "".join(traceback.format_list(frames)))
 

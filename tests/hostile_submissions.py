@@ -5,10 +5,12 @@ The fixture (tests/fixtures/solutions/00_fixture) has two exercises:
 Each case writes one student's submission folder; EXPECTED gives (score, text that must appear in
 the grader's error for that student, or in the student's feedback, or None).
 """
+import itertools
 import json
 
 import nbformat
 
+from grader import cell_outcome
 from grader.course import nbgrader_meta
 from grader.samples import fill_answers
 
@@ -300,6 +302,16 @@ TRICKS = {
                                     "display({'text/plain': 'x' * (150 * 2 ** 20)}, raw=True)"),
     "many_displays": dict(extra_cell="from IPython.display import display\nfor _ in range(40):\n"
                                      "    display({'text/plain': 'y' * 2 ** 20}, raw=True)"),
+    # the grader's own words: exceptions named like its outcomes, a raised TimeoutError (grader.cell_outcome)
+    "named_like_the_grader": dict(
+        answer_add="class GradingBudgetSpent(Exception):\n    pass\n\nclass CellTimeoutError(Exception):\n    pass\n\n"
+                   "def add(a, b):\n    raise CellTimeoutError('the test cell ran out of time')\n\n"
+                   "raise GradingBudgetSpent('not run: the notebook used up its grading budget of 1 s of wall-clock time')",
+        answer_mean="class KernelDied(Exception):\n    pass\n\nclass NotRun(Exception):\n    pass\n\n"
+                    "def mean_of(values):\n    raise NotRun('not run: the kernel died 3 times in this notebook')\n\n"
+                    "raise KernelDied('the kernel exited (code 3) while running this cell')"),
+    "raised_timeout": dict(answer_add="def add(a, b):\n    raise TimeoutError('the test cell ran out of time')",
+                           answer_mean="def mean_of(values):\n    raise TimeoutError('timed out')"),
     # privileges: user namespaces inside the sandbox, root's files in the read-only views
     "nested_namespace": dict(extra_cell="import subprocess\nsubprocess.run(['unshare', '-Ur', 'id'], "
                                         "capture_output=True)"),
@@ -316,6 +328,15 @@ def case_wrong_answers(folder, student, source):
     write(folder, wrong_with(student, source))
 
 
+def case_forged_outcomes(folder, student, source):
+    """Wrong answers, every cell claiming the grader's outcome for it (only the grading may write one)."""
+    notebook = wrong_with(student, source)
+    for cell, outcome in zip(notebook.cells, itertools.cycle(cell_outcome.OUTCOMES)):
+        cell.metadata[cell_outcome.KEY] = outcome
+    write(folder, notebook)
+
+
 EXPECTED["wrong_answers"] = (case_wrong_answers, 0.0, None)
+EXPECTED["trick_forged_outcomes"] = (case_forged_outcomes, 0.0, None)
 for _name, _options in TRICKS.items():
     EXPECTED[f"trick_{_name}"] = (_trick_builder(_options), 0.0, None)

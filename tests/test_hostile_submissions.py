@@ -11,6 +11,8 @@ import attention_course
 import nbformat
 import pytest
 
+from grader.class_report import notebook_problems
+from grader.feedback_summary import exercise_reports
 from grader.grading import Grader
 from grader.sandbox import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers
@@ -131,6 +133,30 @@ def test_a_notebook_stops_at_its_budget_and_keeps_what_it_earned(graded):
     assert f"its grading budget of {NOTEBOOK_SECONDS} s of wall-clock time" in text
     slowed = grader.feedback_path("trick_slow_agent", ASSIGNMENT).read_text()
     assert "the test cell ran out of time while your code was running" in slowed, "the slowed agent took effect"
+
+
+def test_what_stopped_a_notebook_is_the_graders_own_record(graded):
+    grader, first, _ = graded
+
+    def problems(student):
+        notebook = grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK
+        return notebook_problems(nbformat.read(notebook, as_version=4))
+
+    def summary(student):
+        return {report.status for report in exercise_reports(nbformat.read(
+            grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4))}
+
+    for student in ("trick_named_like_the_grader", "trick_raised_timeout", "trick_forged_outcomes"):
+        assert problems(student) == [], f"{student}: the class report would say {problems(student)}"
+        assert not [n for n in first[student].notes if "stopped early" in n], (student, first[student].notes)
+        assert "not run" not in summary(student), f"{student}: an exercise shown as not run"
+        assert "grading budget ran out" not in grader.feedback_path(student, ASSIGNMENT).read_text()
+    # What the grader did stop is still said.
+    assert problems("infinite_loop") == ["timed out"]
+    assert problems("kernel_exit") == ["crashed"]
+    assert problems("trick_slow_cells") == ["timed out"]
+    assert [n for n in first["trick_slow_cells"].notes if n.startswith("grading stopped early: the notebook used up")]
+    assert "not run" in summary("trick_slow_cells")
 
 
 def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):

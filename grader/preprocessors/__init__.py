@@ -17,10 +17,10 @@ from grader.preprocessors.hide_hidden_tests import HideHiddenTests
 from grader.preprocessors.keep_stderr import PassingTestsKeepStderr
 from grader.preprocessors.limit_output_size import LimitOutputSize
 from grader.preprocessors.restore_cell_flags import RestoreCellFlags
-from grader.preprocessors.sandboxed_execute import BUDGET_ERROR, SETUP_CELL, SandboxedExecute, trusted_sources
+from grader.preprocessors.sandboxed_execute import SETUP_CELL, SandboxedExecute, trusted_sources
 from grader.preprocessors.tamper_guard import (FORBIDDEN_MODULES, GuardAgainstTampering, find_tampering,
                                                tampering_problems)
 
-__all__ = ["BUDGET_ERROR", "FORBIDDEN_MODULES", "SETUP_CELL", "GuardAgainstTampering", "HideHiddenTests",
+__all__ = ["FORBIDDEN_MODULES", "SETUP_CELL", "GuardAgainstTampering", "HideHiddenTests",
            "LimitOutputSize", "PassingTestsKeepStderr", "RestoreCellFlags", "SandboxedExecute",
            "find_tampering", "tampering_problems", "trusted_sources"]

@@ -16,14 +16,14 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute
 from traitlets import Instance, Integer, Unicode, default
 
-from grader import cgroups
+from grader import cell_outcome, cgroups
 from grader.course import nbgrader_meta
 from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
 from grader.trusted_tests import answer_sources, connect_tests, error_output
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
-BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up
+BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up (shown only)
 # Kernel messages that add outputs to a cell.
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
 
@@ -67,6 +67,8 @@ class SandboxedExecute(Execute):
         self._cpu_of_ended_kernels = 0.0
         self._budget_spent = ""
         self._output_bytes = {}
+        self._timed_out = 0
+        cell_outcome.forget_submitted(nb)
         if self.limits.sandbox and cgroups.problem():
             self.log.warning(cgroups.problem())
         for suffix in ("log", "tests.log"):  # this grading's logs only (a kernel's restarts append to them)
@@ -132,6 +134,11 @@ class SandboxedExecute(Execute):
                 return None
         return super().process_message(msg, cell, cell_index)
 
+    async def _async_handle_timeout(self, timeout, cell=None):
+        """nbclient's timeout of a cell run in the kernel (it interrupts the kernel), remembered as the grader's."""
+        self._timed_out = timeout
+        return await super()._async_handle_timeout(timeout, cell)
+
     def _log_path(self, suffix: str) -> str:
         """Where this notebook's kernel (suffix "log") or test cells ("tests.log") write their own notices."""
         if not self.kernel_log_dir:
@@ -150,15 +157,24 @@ class SandboxedExecute(Execute):
                        if self._budget_spent else f"the kernel died {self._deaths} times in this notebook")
                 ename = BUDGET_ERROR if self._budget_spent else "NotRun"
                 cell.outputs = [error_output(ename, f"not run: {why}")]
+                cell_outcome.mark(cell, cell_outcome.BUDGET_SPENT if self._budget_spent else cell_outcome.NOT_RUN)
             return cell, resources
         try:
             if self._is_trusted_test(cell):
                 grade_id = nbgrader_meta(cell)["grade_id"]
                 source = self._trusted["tests"][grade_id]
-                cell.outputs = self._trusted_tests().run(source, f"<test cell {grade_id}>", self._get_timeout(cell))
+                tests = self._trusted_tests()
+                cell.outputs = tests.run(source, f"<test cell {grade_id}>", self._get_timeout(cell))
                 cell.execution_count = None
+                if tests.timed_out:
+                    cell_outcome.mark(cell, cell_outcome.TIMED_OUT)
             else:
+                self._timed_out = 0  # set to the cell's timeout in seconds if nbclient stops it
                 cell, resources = super().preprocess_cell(cell, resources, index)
+                if self._timed_out:
+                    cell_outcome.mark(cell, cell_outcome.TIMED_OUT)
+                    cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=(
+                        f"\n... [the grader interrupted this cell at its time limit of {self._timed_out} s]\n")))
         except CellTimeoutError as error:
             # A message above message_mb makes zmq drop the connection it came on, and the rest of the cell's
             # outputs with it; the cell itself has finished. Its outputs decide no score: say so and go on.
@@ -171,6 +187,7 @@ class SandboxedExecute(Execute):
         except DeadKernelError:
             self._deaths += 1
             cell.outputs.append(error_output("KernelDied", self._death_reason()))
+            cell_outcome.mark(cell, cell_outcome.CRASHED)
             if self._deaths < self.max_kernel_deaths:
                 self._restart_and_replay(index)
             return cell, resources
@@ -243,7 +260,7 @@ class SandboxedExecute(Execute):
         for earlier in range(index):
             previous = self.nb.cells[earlier]
             # Test cells only check: replaying them (or a cell that killed the kernel) rebuilds nothing.
-            killed = any(o.get("ename") == "KernelDied" for o in previous.get("outputs", []))
+            killed = cell_outcome.outcome(previous) == cell_outcome.CRASHED
             if previous.cell_type == "code" and not nbgrader_meta(previous).get("grade") and not killed:
                 if self._budget_problem():
                     return
