@@ -11,7 +11,7 @@ BUDGET_SPENT = "budget spent"  # not run: the notebook's grading budget was used
 NOT_RUN = "not run"  # not run: the kernel died too many times in this notebook
 CRASHED = "crashed"  # the kernel died while this cell ran
 OUTCOMES = (TIMED_OUT, BUDGET_SPENT, NOT_RUN, CRASHED)
-STOPPED_EARLY = (BUDGET_SPENT, NOT_RUN)  # cells the grader never ran
+STOPPED_EARLY = frozenset({BUDGET_SPENT, NOT_RUN})  # cells the grader never ran
 
 
 def mark(cell, outcome: str):

@@ -31,6 +31,9 @@ CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#f0f0f0}td.n{text-align:right}
 h2{border-bottom:2px solid #444;padding-top:1em}img{max-width:100%}"""
+# The report's word for each of the grader's outcomes of a cell.
+PROBLEMS = {cell_outcome.TIMED_OUT: "timed out", cell_outcome.BUDGET_SPENT: "timed out",
+            cell_outcome.CRASHED: "crashed", cell_outcome.NOT_RUN: "crashed"}
 
 
 def _code_key(code: str) -> str:
@@ -44,9 +47,7 @@ def notebook_problems(nb) -> list:
     each cell, grader.cell_outcome)."""
     found = []
     for cell in nb.cells:
-        outcome = cell_outcome.outcome(cell)
-        problem = {cell_outcome.TIMED_OUT: "timed out", cell_outcome.BUDGET_SPENT: "timed out",
-                   cell_outcome.CRASHED: "crashed", cell_outcome.NOT_RUN: "crashed"}.get(outcome)
+        problem = PROBLEMS.get(cell_outcome.outcome(cell))
         if problem and problem not in found:
             found.append(problem)
     return found

@@ -159,7 +159,7 @@ def exercise_reports(nb) -> list:
         raised = " ".join(f.message for f in report.failures)
         if not report.failures:
             report.status = "passed"
-        elif outcomes & set(cell_outcome.STOPPED_EARLY):
+        elif outcomes & cell_outcome.STOPPED_EARLY:
             report.status = "not run"
             report.reason = "the notebook's grading budget ran out, or its kernel kept dying"
         elif mistakes.NOT_ANSWERED in raised or any(mistakes.NOT_ANSWERED in str(o.get("ename"))

@@ -138,13 +138,14 @@ def test_a_notebook_stops_at_its_budget_and_keeps_what_it_earned(graded):
 def test_what_stopped_a_notebook_is_the_graders_own_record(graded):
     grader, first, _ = graded
 
+    def autograded(student):
+        return nbformat.read(grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4)
+
     def problems(student):
-        notebook = grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK
-        return notebook_problems(nbformat.read(notebook, as_version=4))
+        return notebook_problems(autograded(student))
 
     def summary(student):
-        return {report.status for report in exercise_reports(nbformat.read(
-            grader.workspace / "autograded" / student / ASSIGNMENT / NOTEBOOK, as_version=4))}
+        return {report.status for report in exercise_reports(autograded(student))}
 
     for student in ("trick_named_like_the_grader", "trick_raised_timeout", "trick_forged_outcomes"):
         assert problems(student) == [], f"{student}: the class report would say {problems(student)}"

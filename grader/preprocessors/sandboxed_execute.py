@@ -67,7 +67,6 @@ class SandboxedExecute(Execute):
         self._cpu_of_ended_kernels = 0.0
         self._budget_spent = ""
         self._output_bytes = {}
-        self._timed_out = 0
         cell_outcome.forget_submitted(nb)
         if self.limits.sandbox and cgroups.problem():
             self.log.warning(cgroups.problem())
