@@ -36,6 +36,9 @@ STAND_IN = None  # while graded: the grader's function that puts its correct ver
 MISTAKE_DIGESTS = Path(__file__).with_name("mistake_digests.json")
 RAISED_IN = "--- raised in your code ---"  # what follows in a message (frames of the student's code) differs by run
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+# TensorFlow names the kernel that raised ("{{function_node __wrapped____MklMatMul_device_/job:...}}"), which
+# depends on the machine's CPU and build (oneDNN or not), not on the student's mistake
+_TF_KERNEL = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _digests = None  # digest -> the named mistakes that fail a visible test so
 last_failure = None  # the exact and number-free digests of the last failing test cell (for grader/visible_mistakes.py)
@@ -117,7 +120,7 @@ def failure_digest(exercise: str, error: BaseException, exact: bool = True) -> s
     runs (addresses, the frames of the student's code). With exact=False its numbers are left out too, for
     checks whose values depend on the notebook's state (a model's random weights): the same check failing
     with other numbers then gives the same digest."""
-    message = _ADDRESS.sub("0x", str(error).split(RAISED_IN)[0]).strip()
+    message = _TF_KERNEL.sub("", _ADDRESS.sub("0x", str(error).split(RAISED_IN)[0])).strip()
     text = f"{exercise}\n{type(error).__name__}: {message}"
     if not exact:  # NumPy pads printed numbers to a common width ("0.513  0.487 ]"): every space goes with them
         text = "numbers left out\n" + "".join(_NUMBER.sub("#", text).split())
