@@ -12,7 +12,6 @@ gradebook (SQLite, PostgreSQL) holds the scores:
 One HTML page with its figures embedded as PNG, no scripts: it opens offline in any browser.
 """
 import base64
-import csv
 import html
 import io
 import re
@@ -25,6 +24,7 @@ import nbformat
 
 from grader import cell_outcome, mistakes
 from grader.course import NAMED_MISTAKES
+from grader.csv_cells import write_rows
 from grader.feedback_summary import exercise_reports
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -208,10 +208,7 @@ def write_report(workspace: Path, results: list, source: Path, mistakes_dir: Pat
     page = workspace / "report.html"
     page.write_text("".join(parts), encoding="utf-8")
     for table, table_rows in rows.items():
-        with open(workspace / f"report_{table}.csv", "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(HEADERS[table])
-            writer.writerows(table_rows)
+        write_rows(workspace / f"report_{table}.csv", [HEADERS[table], *table_rows])
     return page
 
 

@@ -4,9 +4,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins import CsvExportPlugin
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+
+from grader.grades_export import QuotedCsvExportPlugin
 
 
 @event.listens_for(Engine, "connect")
@@ -70,7 +71,7 @@ def read_result(db_url: str, student: str, assignment: str) -> Result:
 
 def export_csv(db_url: str, path: Path) -> Path:
     with Gradebook(db_url) as gradebook:
-        CsvExportPlugin(to=str(path)).export(gradebook)
+        QuotedCsvExportPlugin(to=str(path)).export(gradebook)
     return path
 
 

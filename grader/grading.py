@@ -4,6 +4,7 @@ The roles live in their own modules: grader.intake (submissions in), grader.sand
 grader.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
 """
 import ctypes
+import json
 import multiprocessing
 import os
 import shutil
@@ -27,9 +28,10 @@ from grader.feedback_summary import named_mistakes
 from grader.grading_order import LongestFirst
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
-from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, take_collected, take_submission, take_tree,
-                           zips_by_assignment)
+from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, student_folders, take_collected, take_submission,
+                           take_tree, zips_by_assignment)
 from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
+from grader.lms_archives import NOTES_FILE
 from grader.limits import GradingLimits
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
@@ -98,8 +100,11 @@ class Grader:
         return take_tree(folder, assignments, self.workspace / "submitted", self.config.CourseDirectory.max_file_size)
 
     def take_zips(self, folder: Path, assignments: list) -> tuple:
-        """Put LMS zip downloads through `nbgrader zip_collect`, once per assignment they contain; then copy
-        what it put in submitted/ again with grader.intake. Returns the pairs and the notes, as take_tree."""
+        """Put LMS zip downloads through `nbgrader zip_collect` (with grader/lms_archives.py's extractor and
+        collector), once per assignment they contain; then copy what it put in submitted/ again with
+        grader.intake. Returns the pairs and the notes, as take_tree: a student whose uploads were all left
+        out is graded as "notebook missing", with the notes saying which upload and why; uploads that name
+        no valid student are listed for the instructor."""
         pairs, notes = [], {}
         zips = zips_by_assignment(folder, assignments, self.workspace / "zip_downloads")
         for assignment, archives in zips.items():
@@ -116,6 +121,14 @@ class Grader:
                 raise CourseError(f"nbgrader zip_collect {assignment} failed:\n{run.stderr[-2000:]}")
             submitted, max_kb = self.workspace / "submitted", self.config.CourseDirectory.max_file_size
             taken, taken_notes = take_collected(submitted, assignment, downloaded / "collected", max_kb)
+            left_out = json.loads((downloaded / NOTES_FILE).read_text())
+            for student, student_notes in sorted(left_out["by_student"].items()):
+                if (student, assignment) not in taken_notes:
+                    self.submitted_dir(student, assignment).mkdir(parents=True, exist_ok=True)
+                    taken.append((student, assignment))
+                taken_notes[student, assignment] = student_notes + taken_notes.get((student, assignment), [])
+            for text in left_out["unattributed"]:
+                print(f"Not graded ({assignment}): {text}", file=sys.stderr)
             pairs += taken
             notes.update(taken_notes)
         return pairs, notes
@@ -326,7 +339,7 @@ def class_submissions(folder: Path, assignments: list) -> dict:
     grader.intake.take_tree chooses them (a student folder that is a link stands for every assignment, and
     is never followed), without copying anything."""
     found = {}
-    for student in folders(folder):
+    for student in student_folders(folder):
         if student.is_symlink():
             found.update({(student.name, assignment): Path(student.path) for assignment in assignments})
             continue

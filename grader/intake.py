@@ -9,6 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from grader import student_ids
 from grader.course import CourseError
 from grader.safe_copy import TreeCopy, copy_tree
 
@@ -63,15 +64,29 @@ def folders(path) -> list:
                       key=lambda entry: entry.name)
 
 
+def student_folders(path) -> list:
+    """folders(path) whose names are valid student ids (grader.student_ids); each other one is named on
+    stderr, with why, and not graded."""
+    chosen = []
+    for entry in folders(path):
+        problem = student_ids.problem(entry.name)
+        if problem:
+            print(f"Not graded: the folder {problem}", file=sys.stderr)
+        else:
+            chosen.append(entry)
+    return chosen
+
+
 def take_tree(folder: Path, assignments: list, submitted: Path, max_kb: int) -> tuple:
     """Copy <folder>/<student>/<assignment>/ to <submitted>/<student>/<assignment>/.
 
     Returns the (student, assignment) pairs and, by pair, the notes on what was left out (links,
     devices, files over the limits). A student's or an assignment's folder that is a link is not
-    followed: those submissions are empty and grade as "notebook missing".
+    followed: those submissions are empty and grade as "notebook missing". A folder whose name is not a
+    valid student id is named on stderr and not graded.
     """
     pairs, ignored, notes = [], [], {}
-    for student in folders(folder):
+    for student in student_folders(folder):
         if student.is_symlink():
             chosen = [(Path(student.path), assignment) for assignment in assignments]
         else:

@@ -10,17 +10,17 @@
   user field (username, ID number or email address) and one column per grade item, mapped on the
   import's preview page.
 """
-import csv
 import json
-import re
 import zipfile
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from grader import lms_archives, student_ids
+from grader.csv_cells import write_rows
+
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_STUDENT_COLUMNS = ["Username", "ID number", "Email address"]
-ZIP_NAME = re.compile(r"(?:^|/)(?P<student>[A-Za-z0-9.\-]+)_(?:late_)?(?P<user_id>\d+)_\d+_[^/]+\.ipynb$")
 IDS_FILE = "lms_ids.json"
 
 
@@ -35,8 +35,8 @@ def record_zip_ids(folder: Path, workspace: Path) -> dict:
         except (zipfile.BadZipFile, OSError):
             continue
         for name in names:
-            found = ZIP_NAME.search(name)
-            if found:
+            found = lms_archives.parse(name)
+            if found and name.endswith(".ipynb") and not student_ids.problem(found["student"]):
                 ids[found["student"]] = found["user_id"]
     path.write_text(json.dumps(ids, indent=1, sort_keys=True))
     return ids
@@ -68,28 +68,23 @@ def export_canvas(db_url: str, workspace: Path, path: Path, assignment_ids: dict
     assignment_ids = assignment_ids or {}
     columns = [f"{name} ({assignment_ids[name]})" if name in assignment_ids else name
                for name, _ in assignments]
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CANVAS_STUDENT_COLUMNS + columns)
-        writer.writerow(["    Points Possible", "", "", "", ""]
-                        + [_number(points) for _, points in assignments])
-        for student, first, last, _ in students:
-            name = f"{last}, {first}" if first and last else student
-            user_id = user_ids.get(student, "")  # without it Canvas can match the login (a tree's folder)
-            writer.writerow([name, user_id, "", "" if user_id else student, ""]
-                            + [_number(scores.get((student, a))) for a, _ in assignments])
+    rows = [CANVAS_STUDENT_COLUMNS + columns,
+            ["    Points Possible", "", "", "", ""] + [_number(points) for _, points in assignments]]
+    for student, first, last, _ in students:
+        name = f"{last}, {first}" if first and last else student
+        user_id = user_ids.get(student, "")  # without it Canvas can match the login (a tree's folder)
+        rows.append([name, user_id, "", "" if user_id else student, ""]
+                    + [_number(scores.get((student, a))) for a, _ in assignments])
+    write_rows(path, rows)
     return path
 
 
 def export_moodle(db_url: str, path: Path) -> Path:
     """Moodle's CSV grade import (see the module's docstring): map "Username" to the username field."""
     students, assignments, scores = _grades(db_url)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(MOODLE_STUDENT_COLUMNS + [name for name, _ in assignments])
-        for student, _, _, email in students:
-            writer.writerow([student, student, email]
-                            + [_number(scores.get((student, a))) for a, _ in assignments])
+    write_rows(path, [MOODLE_STUDENT_COLUMNS + [name for name, _ in assignments]]
+               + [[student, student, email] + [_number(scores.get((student, a))) for a, _ in assignments]
+                  for student, _, _, email in students])
     return path
 
 

@@ -2,6 +2,7 @@
 no link target reaches a submission, each student scores what their own content deserves, and the
 summary names what was dropped. Fast checks of the same intake: tests/test_intake_links.py."""
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -135,3 +136,28 @@ def test_exchange_collect_does_not_copy_what_a_link_in_the_inbound_submission_po
     no_links_and_no_solution(course / "submitted")
     for name in ("solution.txt", "gradebook.db"):
         assert f"{student.name}/{A}: dropped a symbolic link: {name} -> /" in run.stderr, run.stderr[-2000:]
+
+
+def test_exchange_collect_takes_no_submission_under_a_user_name_that_is_not_a_student_id(tmp_path):
+    grader = Grader(tmp_path / "course", source=FIXTURE_SOURCE, workers=1)
+    exchange, student_home = tmp_path / "exchange", tmp_path / "student"
+    exchange.mkdir()
+    exchange.chmod(0o777)
+    student_home.mkdir()
+    student_flags = [f"--Exchange.root={exchange}", "--CourseDirectory.course_id=attention"]
+    course = grader.workspace
+    released, source = notebooks(grader)
+    nbgrader(["release_assignment", A, f"--Exchange.root={exchange}", "--force"], course)
+    nbgrader(["fetch_assignment", A, *student_flags], student_home)
+    nbformat.write(fill_answers(released, source), student_home / A / NOTEBOOK)
+    nbgrader(["submit", A, *student_flags], student_home)
+    [inbound] = (exchange / "attention" / "inbound").iterdir()
+    _, rest = inbound.name.split("+", 1)
+    for name in ("b?b", "=HYPERLINK(1)", "a b"):  # a student can write any name into the inbound folder
+        shutil.copytree(inbound, inbound.with_name(f"{name}+{rest}"))
+
+    run = nbgrader(["collect", A, f"--Exchange.root={exchange}"], course)
+
+    assert [p.name for p in (course / "submitted").iterdir()] == [inbound.name.split("+")[0]]
+    for name in ("'b?b'", "'=HYPERLINK(1)'", "'a b'"):
+        assert f"Not collected: {name} is not a valid student id" in run.stderr, run.stderr[-2000:]
