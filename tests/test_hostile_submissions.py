@@ -11,13 +11,14 @@ import attention_course
 import nbformat
 import pytest
 
+from grader import cell_outcome
 from grader.class_report import notebook_problems
 from grader.feedback_summary import exercise_reports
 from grader.grading import Grader
 from grader.sandbox import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
-from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all
+from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all, wrong_with
 
 PACKAGE = Path(attention_course.__file__).parent
 
@@ -167,11 +168,33 @@ def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):
         assert notebook.stat().st_size < 3 * 2 ** 20, f"{student}: {notebook.stat().st_size:,} bytes kept"
         feedback = grader.feedback_path(student, ASSIGNMENT)
         assert feedback.stat().st_size < 4 * 2 ** 20, f"{student}: feedback of {feedback.stat().st_size:,} bytes"
-    # 150 MB in one message is refused before it is received (MAXMSGSIZE on the notebook client's sockets).
+    # Whether the 150 MB display met the message cap or, on a loaded machine, the 5 s cell timeout first,
+    # none of it is kept; the cap itself is proven by the next test, where no timeout can decide.
     shown = (grader.workspace / "autograded" / "trick_huge_display" / ASSIGNMENT / NOTEBOOK).read_text()
-    assert "MB is refused" in shown and "x" * 2 ** 20 not in shown
+    assert "x" * 2 ** 20 not in shown
     log = grader.workspace / "logs" / f"trick_flood_kernel_stderr-{ASSIGNMENT}.log"
     assert log.stat().st_size < 1.1 * 2 ** 20, f"the kernel's own stderr kept {log.stat().st_size:,} bytes"
+
+
+def test_a_display_over_the_message_cap_is_refused_by_the_cap_not_by_a_timeout(tmp_path):
+    """MAXMSGSIZE on the notebook client's sockets, at a cap of 4 MB with a 12 MB display and a cell timeout of
+    10 minutes: the cap, not the clock, stops it, however loaded the machine (issue: round 3, item 8)."""
+    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, message_mb=4, cell_timeout=600, workers=1)
+    grader.generate(ASSIGNMENT)
+    student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    notebook = wrong_with(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4),
+                          extra_cell="from IPython.display import display\n"
+                                     "display({'text/plain': 'x' * (12 * 2 ** 20)}, raw=True)\nprint('after')")
+    folder = tmp_path / "class" / "big_display" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(notebook, folder / NOTEBOOK)
+    [result] = grader.run(tmp_path / "class", progress=False)
+    autograded = nbformat.read(grader.workspace / "autograded" / "big_display" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    [cell] = [c for c in autograded.cells if "12 * 2 ** 20" in c.source]
+    assert not cell_outcome.outcome(cell), f"the cell ended as {cell_outcome.outcome(cell)}, not at the cap"
+    shown = nbformat.writes(autograded)
+    assert "MB is refused" in shown and "x" * 2 ** 20 not in shown
+    assert result.score == 0.0
 
 
 def test_nothing_a_kernel_wrote_lands_on_the_host(graded):
