@@ -30,6 +30,8 @@ AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
                 + Path(__file__).with_name("kernel_agent.py").read_text())
 # A reply from the student's kernel larger than this (characters plus array bytes) is refused.
 MAX_REPLY_CHARACTERS = 64 * 2 ** 20
+# Of which its JSON (arrays travel beside it as bytes): decoded, text can take four times its size (UCS-4).
+MAX_REPLY_JSON_CHARACTERS = 8 * 2 ** 20
 # After the kernel's execute_reply, how long the iopub messages of that request may still take to arrive.
 IOPUB_GRACE_SECONDS = 3.0
 # A call-back from the student's code to a test's function: its request's size, and calls per test cell.
@@ -236,7 +238,8 @@ class KernelBridge:
                 if size > self.max_message_bytes:
                     raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of "
                                      f"{self.max_message_bytes:,}")
-                reply = wire.loads(str(content["data"].get("reply", "")), self.max_message_bytes)
+                reply = wire.loads(str(content["data"].get("reply", "")),
+                                   min(self.max_message_bytes, MAX_REPLY_JSON_CHARACTERS))
                 self._reply_buffers = buffers
                 finished_at = finished_at or time.monotonic()
             elif kind == "error":

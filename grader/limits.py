@@ -40,5 +40,7 @@ class GradingLimits(Configurable):
                                   "refused by the socket before the grader holds it").tag(config=True)
     cell_output_kb = Integer(2_048, help="Outputs (text, figures, any type) kept per cell, in KB"
                              ).tag(config=True)
+    notebook_output_kb = Integer(8_192, help="Outputs kept per notebook, all cells together, in KB (each solved "
+                                             "course notebook, graded, keeps under 100)").tag(config=True)
     kernel_uid = Integer(65534, help="Host user id a kernel runs as when the grader is root (never root "
                                      "itself)").tag(config=True)

@@ -73,6 +73,14 @@ GRADE_ID = re.compile(r"[A-Za-z0-9_-]+")  # what nbgrader itself accepts
 MIMETYPE = re.compile(r"[\w.+-]{1,60}/[\w.+-]{1,60}")
 URL_NOISE = re.compile(r"[\x00-\x20\x7f-\xa0]+")  # browsers ignore these in a URL's scheme
 CACHED_TEXT = 200_000  # characters: longer texts (a student's, seen once) are not kept
+# The page's work is bounded before it starts: sanitising markup costs more than linear time in its length
+# and nesting (nested elements: 22 KB took 2.5 s, 88 KB 19 s), highlighting is linear in the code.
+MAX_MARKUP_CHARACTERS = 20_000  # one markdown cell or HTML output rendered; a longer one is shown as its text
+MAX_MARKUP_DEPTH = 64  # elements, quotes or lists nested deeper: shown as text
+MAX_NOTEBOOK_MARKUP = 250_000  # rendered per notebook (the course's longest prose, 08's, is 43,367)
+MAX_CODE_CHARACTERS = 20_000  # of one code cell shown (the course's longest is 8,973); the rest cut, said so
+MAX_NOTEBOOK_CODE = 500_000  # shown per notebook (08's code is 78,984)
+TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>")
 CACHED_TEXTS = 4096  # per cache: the prose and code of a few assignments
 
 SAFE_METADATA = {
@@ -242,6 +250,54 @@ def safe_attachments(attachments) -> dict:
     return kept
 
 
+def markup_depth(text: str) -> int:
+    """How deep `text` nests: HTML elements (void and self-closed ones aside), quotes (">") and list items."""
+    depth = deepest = 0
+    for found in TAG.finditer(text):
+        closing, name, self_closed = found.groups()
+        if closing:
+            depth = max(depth - 1, 0)
+        elif not self_closed and name.lower() not in VOID_ELEMENTS:
+            depth += 1
+            deepest = max(deepest, depth)
+    for line in text.splitlines():
+        stripped = line.lstrip(" >\t-*+")
+        deepest = max(deepest, line[:len(line) - len(stripped)].count(">"), (len(line) - len(line.lstrip(" "))) // 2)
+    return deepest
+
+
+class RenderBudget:
+    """What one notebook's page may still cost: markup rendered and code highlighted, in characters."""
+
+    def __init__(self):
+        self.markup_left, self.code_left = MAX_NOTEBOOK_MARKUP, MAX_NOTEBOOK_CODE
+
+    def markup_refused(self, text: str) -> str:
+        """Why `text` is shown as text rather than rendered ("" when it is rendered, and then paid for)."""
+        if len(text) > MAX_MARKUP_CHARACTERS:
+            return f"it is longer than {MAX_MARKUP_CHARACTERS:,} characters"
+        if len(text) > self.markup_left:
+            return f"the page has rendered {MAX_NOTEBOOK_MARKUP:,} characters of markup"
+        depth = markup_depth(text)
+        if depth > MAX_MARKUP_DEPTH:
+            return f"it nests {depth} deep, more than {MAX_MARKUP_DEPTH}"
+        self.markup_left -= len(text)
+        return ""
+
+    def code(self, source: str) -> str:
+        """The part of a code cell's source the page shows, and a line saying what was cut."""
+        shown = min(len(source), MAX_CODE_CHARACTERS, self.code_left)
+        self.code_left -= shown
+        if shown == len(source):
+            return source
+        return f"{source[:shown]}\n# ... [the feedback shows {shown:,} of this cell's {len(source):,} characters]"
+
+
+def as_text_block(text: str, why: str) -> str:
+    """Markup shown as its escaped text (linear in its length), with the reason in one line."""
+    return f"<pre>{html.escape(text)}</pre><p><em>[shown as text: {html.escape(why)}]</em></p>"
+
+
 def _output(kind: str, **fields):
     """An output as nbformat.v4.new_output makes it, without its schema check per output (every field is
     built here; tests/test_sanitise_feedback.py validates whole notebooks)."""
@@ -263,7 +319,7 @@ def _mimetype_name(mimetype) -> str:
     return mimetype if isinstance(mimetype, str) and MIMETYPE.fullmatch(mimetype) else "an unknown type"
 
 
-def safe_data(data) -> tuple:
+def safe_data(data, budget: RenderBudget) -> tuple:
     """(the shown part of a mime bundle, the mimetypes left out)."""
     data = data if isinstance(data, dict) else {}
     kept, used = {}, set()
@@ -273,9 +329,13 @@ def safe_data(data) -> tuple:
             kept[mimetype] = base64.b64encode(image).decode("ascii")
             used.add(mimetype)
     for mimetype, convert in (("text/html", clean_html), ("text/markdown", markdown_html)):
-        if mimetype in data:
-            kept.setdefault("text/html", convert(as_text(data[mimetype])))
-            used.add(mimetype)
+        if mimetype not in data:
+            continue
+        used.add(mimetype)
+        if "text/html" not in kept:
+            text = as_text(data[mimetype])
+            refused = budget.markup_refused(text)
+            kept["text/html"] = as_text_block(text, refused) if refused else convert(text)
     for mimetype in ("text/plain", "text/latex"):  # LaTeX is shown as its source
         if mimetype in data:
             kept.setdefault("text/plain", as_text(data[mimetype]))
@@ -304,7 +364,7 @@ def execution_count(value):
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def safe_outputs(outputs) -> list:
+def safe_outputs(outputs, budget: RenderBudget) -> list:
     kept = []
     for output in outputs if isinstance(outputs, list) else []:
         kind = output.get("output_type") if isinstance(output, dict) else None
@@ -317,7 +377,7 @@ def safe_outputs(outputs) -> list:
                 "error", ename=as_text(output.get("ename")), evalue=as_text(output.get("evalue")),
                 traceback=[as_text(line) for line in traceback] if isinstance(traceback, list) else []))
         elif kind in ("execute_result", "display_data"):
-            data, dropped = safe_data(output.get("data"))
+            data, dropped = safe_data(output.get("data"), budget)
             if data:
                 extra = {"execution_count": execution_count(output.get("execution_count"))} \
                     if kind == "execute_result" else {}
@@ -350,16 +410,18 @@ def safe_nbgrader(meta) -> dict:
     return kept
 
 
-def safe_cell(cell, index: int):
+def safe_cell(cell, index: int, budget: RenderBudget):
     metadata = cell.get("metadata")
     nbgrader = safe_nbgrader(metadata.get("nbgrader") if isinstance(metadata, dict) else None)
     metadata = {"nbgrader": nbgrader} if nbgrader else {}
     source = as_text(cell.get("source"))
     if cell.get("cell_type") == "code":
-        safe = _cell("code", source, metadata, outputs=safe_outputs(cell.get("outputs")),
+        safe = _cell("code", budget.code(source), metadata, outputs=safe_outputs(cell.get("outputs"), budget),
                      execution_count=execution_count(cell.get("execution_count")))
     elif cell.get("cell_type") == "markdown":
-        shown = markdown_html(source, safe_attachments(cell.get("attachments")))
+        refused = budget.markup_refused(source)
+        shown = as_text_block(source, refused) if refused else \
+            markdown_html(source, safe_attachments(cell.get("attachments")))
         safe = _cell("markdown", html_block(shown), metadata)
     else:  # raw and unknown cells: their text, escaped
         shown = f"<pre>{html.escape(source)}</pre>"
@@ -372,7 +434,8 @@ class SanitiseFeedback(NbGraderPreprocessor):
     """Rebuild the notebook from what is safe to show (see the module's docstring)."""
 
     def preprocess(self, nb, resources):
-        nb.cells = [safe_cell(cell, index) for index, cell in enumerate(nb.cells)]
+        budget = RenderBudget()
+        nb.cells = [safe_cell(cell, index, budget) for index, cell in enumerate(nb.cells)]
         nb.metadata = nbformat.from_dict(SAFE_METADATA)
         nb.nbformat, nb.nbformat_minor = 4, 5
         return nb, resources

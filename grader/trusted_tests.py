@@ -40,6 +40,10 @@ from grader.student_errors import StudentCodeError
 
 # Student output kept per test cell.
 MAX_STUDENT_OUTPUT = 20_000
+# What a test cell's outputs keep of any text, the test's own prints included (they may show student values):
+# its printed text, its last expression's repr, and the message of the error that failed it.
+MAX_TEST_TEXT = 20_000
+MAX_ERROR_CHARACTERS = 10_000
 # After a test cell (its deadline perhaps spent), how long putting the student's own functions back may take.
 RESTORE_SECONDS = 10
 WITHHELD = ("[your code's printed output is not shown for this test: the grader's correct versions of earlier "
@@ -100,11 +104,11 @@ class TrustedTests:
 
     def run(self, source: str, name: str, timeout: float) -> list:
         """Outputs of the test cell `source` as nbgrader will score them (stream, execute_result, error)."""
-        stdout, withheld = io.StringIO(), io.StringIO()
+        stdout, withheld = CappedText(MAX_TEST_TEXT), io.StringIO()
         self.bridge.output = lambda text: ((withheld if self._standing else stdout).write(text)
                                            if stdout.tell() + withheld.tell() < MAX_STUDENT_OUTPUT else None)
         outputs, result, failure = [], None, None
-        stderr = io.StringIO()
+        stderr = CappedText(MAX_TEST_TEXT)
         try:
             # The course's test helpers (attention_course.kernel_side) work through this kernel while it runs.
             with self.bridge.test_run(timeout), kernel_side.bridged(self.bridge), self._stand_ins(), \
@@ -119,8 +123,8 @@ class TrustedTests:
             failure = error
         if withheld.tell():
             stdout.write(WITHHELD if self.bridge.callbacks_run else withheld.getvalue())
-        text = stdout.getvalue()
-        text += mark_stderr(stderr.getvalue())
+        text = stdout.kept()
+        text += mark_stderr(stderr.kept())
         if text:
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
         self.timed_out = isinstance(failure, CellOutOfTime)
@@ -128,7 +132,7 @@ class TrustedTests:
             outputs.append(exception_output(failure, name))
         elif result is not None:
             outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
-                                        data={"text/plain": repr(result)}))
+                                        data={"text/plain": cut(repr(result), MAX_TEST_TEXT)}))
         return outputs
 
     @contextlib.contextmanager
@@ -203,8 +207,33 @@ def run_quietly(sources: list, label: str, namespace: dict):
             exec(compile(source, f"<{label} {index}>", "exec"), namespace)
 
 
+class CappedText(io.StringIO):
+    """A stream that keeps its first `limit` characters and counts the rest."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit, self.dropped = limit, 0
+
+    def write(self, text):
+        room = self.limit - self.tell()
+        if len(text) > room:
+            self.dropped += len(text) - max(room, 0)
+            text = text[:max(room, 0)]
+        return super().write(text)
+
+    def kept(self) -> str:
+        text = self.getvalue()
+        return text + (f"\n... [cut by the grader: {self.dropped:,} more characters]\n" if self.dropped else "")
+
+
+def cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and a line saying how many more there were."""
+    return text if len(text) <= limit else f"{text[:limit]}\n... [cut by the grader: {len(text) - limit:,} more characters]"
+
+
 def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
-    """An nbgrader error output (what makes a test cell score 0)."""
+    """An nbgrader error output (what makes a test cell score 0), its message cut to MAX_ERROR_CHARACTERS."""
+    ename, evalue, frames = cut(ename, 200), cut(evalue, MAX_ERROR_CHARACTERS), cut(frames, MAX_ERROR_CHARACTERS)
     trace = [frames, f"{ename}: {evalue}"] if frames else [f"{ename}: {evalue}"]
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=trace)
 

@@ -11,6 +11,7 @@ grader into a copy of a Keras object or a call-back (see grader/bridge.py).
 import base64
 import io
 import json
+import math
 
 import numpy as np
 
@@ -21,6 +22,9 @@ OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem",
               "contains", "repr", "str", "format", "int", "float", "index", "array", "isinstance",
               "issubclass", "set_globals", "restore_globals")
 MAX_DEPTH = 40
+# Items in one message's JSON, counted by its commas before it is decoded: decoded, an item costs up to
+# about 300 bytes (a dict with its strings), so 8 MB of text could otherwise become gigabytes.
+MAX_ITEMS = 500_000
 # Array kinds that load without pickles: bool, ints, unsigned, floats, complex, bytes and str.
 PLAIN_KINDS = "biufcSU"
 
@@ -73,7 +77,7 @@ def unpack(tree, resolve, buffers=(), depth=0):
         return int(tree["int"])
     if "npy" in tree:
         data = buffers[tree["npy"]] if type(tree["npy"]) is int else base64.b64decode(tree["npy"])
-        array = np.load(io.BytesIO(data), allow_pickle=False)
+        array = load_npy(data)
         return array[()] if tree.get("scalar") else array
     if "list" in tree:
         return [unpack(item, resolve, buffers, depth + 1) for item in tree["list"]]
@@ -87,6 +91,23 @@ def unpack(tree, resolve, buffers=(), depth=0):
     return resolve(tree)
 
 
+def load_npy(data: bytes) -> np.ndarray:
+    """An array from .npy bytes whose header is checked first: a plain dtype, and a shape whose size is the
+    bytes that follow it (np.load would allocate what a header claims before reading what is there)."""
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    if version not in ((1, 0), (2, 0)):  # 3.0 is for structured dtypes, which are not plain
+        raise ValueError(f"unknown .npy version {version}")
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _, dtype = read_header(stream)
+    if dtype.hasobject or dtype.kind not in PLAIN_KINDS:
+        raise ValueError(f"array of dtype {dtype} refused")
+    if math.prod(shape) * dtype.itemsize != len(data) - stream.tell():
+        raise ValueError(f"array header says {shape} of {dtype}, but {len(data) - stream.tell():,} bytes follow")
+    stream.seek(0)
+    return np.load(stream, allow_pickle=False)
+
+
 def dumps(tree) -> str:
     return json.dumps(tree, separators=(",", ":"))
 
@@ -94,4 +115,7 @@ def dumps(tree) -> str:
 def loads(text: str, limit: int):
     if len(text) > limit:
         raise ValueError(f"message of {len(text):,} characters, above the limit of {limit:,}")
+    items = text.count(",") + 1
+    if items > MAX_ITEMS:
+        raise ValueError(f"message of about {items:,} items, above the limit of {MAX_ITEMS:,}")
     return json.loads(text)

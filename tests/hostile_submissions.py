@@ -248,6 +248,10 @@ TRICKS = {
                                             "for name in list(sys.modules):\n    if 'grading_agent' in name:\n"
                                             "        sys.modules[name].serve = serve"),
     "huge_reply": dict(answer_add="import numpy\ndef add(a, b):\n    return numpy.zeros((60, 1024, 1024))"),
+    # the grader's own work on what a kernel sends: an error message of 20 MB, sixty cells of 1.5 MB displays
+    "huge_error": dict(answer_add="def add(a, b):\n    raise ValueError('e' * 20_000_000)"),
+    "many_full_cells": dict(extra_cell=["from IPython.display import display\n"
+                                        "display({'text/plain': 'o' * 1_500_000}, raw=True)"] * 60),
     "deep_reply": dict(answer_add="def add(a, b):\n    x = []\n    for _ in range(500):\n        x = [x]\n    return x"),
     # the filesystem: solutions, the gradebook, other students, the course package
     "read_solutions": dict(trick_add="found = None\n" + walk_files(

@@ -172,6 +172,15 @@ def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):
     # none of it is kept; the cap itself is proven by the next test, where no timeout can decide.
     shown = (grader.workspace / "autograded" / "trick_huge_display" / ASSIGNMENT / NOTEBOOK).read_text()
     assert "x" * 2 ** 20 not in shown
+    # A test's error message is cut where the grader writes it; outputs of all cells together stop at the
+    # notebook's allowance (8 MB), with one line saying so.
+    error = (grader.workspace / "autograded" / "trick_huge_error" / ASSIGNMENT / NOTEBOOK)
+    assert error.stat().st_size < 2 ** 20 and "[cut by the grader: " in error.read_text()
+    full = grader.workspace / "autograded" / "trick_many_full_cells" / ASSIGNMENT / NOTEBOOK
+    assert full.stat().st_size < 9 * 2 ** 20, f"{full.stat().st_size:,} bytes kept"
+    assert "outputs of this notebook beyond 8,192 KB were dropped" in full.read_text()
+    page = grader.feedback_path("trick_many_full_cells", ASSIGNMENT)
+    assert page.stat().st_size < 10 * 2 ** 20, f"feedback of {page.stat().st_size:,} bytes"
     log = grader.workspace / "logs" / f"trick_flood_kernel_stderr-{ASSIGNMENT}.log"
     assert log.stat().st_size < 1.1 * 2 ** 20, f"the kernel's own stderr kept {log.stat().st_size:,} bytes"
 

@@ -229,6 +229,22 @@ def test_a_reply_above_the_limit_is_refused_before_it_is_held(kernel):
     assert "16 MB" in refused[-1]["evalue"] or "16,777,216" in refused[-1]["evalue"]
 
 
+def test_a_reply_that_would_grow_when_decoded_is_refused_before_it_is_decoded(kernel):
+    """Arrays travel as bytes; a reply's JSON is held to 8 MB and 500,000 items before json.loads makes objects
+    of it (decoded, two 50 MB replies of small items once took the grader from 192 to 1,557 MB). What
+    jupyter_client decodes of the message around it is bounded by message_mb alone (not tested here)."""
+    import resource
+    manager, client = kernel
+    run(client, "def many():\n    return [[]] * 600_000\n\ndef long_text():\n    return 'x' * (9 * 2 ** 20)")
+    tests = connect_tests(manager.get_connection_info(), [], is_alive=lambda: True, interrupt=lambda: None)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    many = tests.run("many()", "<t1>", 60)
+    assert many[-1]["ename"] == "ValueError" and "above the limit of 500,000" in many[-1]["evalue"], many
+    text = tests.run("long_text()", "<t2>", 60)
+    assert text[-1]["ename"] == "ValueError" and "above the limit of 8,388,608" in text[-1]["evalue"], text
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 150_000  # KB
+
+
 BIG_MESSAGE = """
 kernel = get_ipython().kernel
 kernel.session.send(kernel.iopub_socket, "display_data", {"data": {"text/plain": "big"}, "metadata": {}},

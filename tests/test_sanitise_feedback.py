@@ -419,3 +419,41 @@ def test_every_formula_of_a_course_notebook_becomes_mathml(assignment):
         outside = Page(shown.replace("<math", "<x-math")).all_text() if "<math" not in shown else \
             "".join(Page(part.split("</math>", 1)[-1]).all_text() for part in shown.split("<math"))
         assert "$" not in outside, f"{assignment}: LaTeX left as text in {cell.source[:80]!r}"
+
+
+NESTED = "<div>" * 200 + "x" + "</div>" * 200
+QUOTED = "\n".join(">" * 80 + " deep" for _ in range(3))
+
+
+def test_the_pages_work_is_bounded_before_it_starts_and_each_bound_is_said_in_one_line():
+    """Markup too long, nested too deep or past the page's allowance is shown as its escaped text with the
+    reason; a long code cell is cut with a line saying how much; the course's own prose is all rendered."""
+    course = nbformat.read(sanitise_feedback.__file__.replace("grader/sanitise_feedback.py",
+                                                              "notebooks/08_real_translation/08_real_translation.ipynb"), 4)
+    prose = sum(1 for cell in course.cells if cell.cell_type == "markdown")
+    notebook = nbformat.from_dict(course)
+    notebook.cells += [new_markdown_cell(NESTED), new_markdown_cell(QUOTED),
+                       new_markdown_cell("*a* " * 6_000),  # 24,000 characters
+                       new_code_cell("x = 1\n" * 100_000,
+                                     outputs=[display({"text/html": NESTED}), display({"text/markdown": QUOTED})])]
+    notebook.cells += [new_markdown_cell(f"**{i}** " + "a " * 9_990) for i in range(25)]  # 20,000 each
+
+    cells, _ = SanitiseFeedback().preprocess(notebook, {})
+    cells = cells.cells
+
+    assert not any("[shown as text" in cell.source for cell in cells[:len(course.cells)]), "the course's prose"
+    assert sum(1 for cell in cells[:len(course.cells)] if cell.cell_type == "markdown") == prose
+    extra = cells[len(course.cells):]
+    assert "[shown as text: it nests 200 deep, more than 64]" in extra[0].source and "<div><div>" not in extra[0].source
+    assert "[shown as text: it nests 80 deep, more than 64]" in extra[1].source
+    assert "[shown as text: it is longer than 20,000 characters]" in extra[2].source
+    code = extra[3]
+    assert code.source.endswith("# ... [the feedback shows 20,000 of this cell's 600,000 characters]")
+    assert len(code.source) < 20_100
+    outputs = [output.data["text/html"] for output in code.outputs]
+    assert "[shown as text: it nests 200 deep" in outputs[0] and "[shown as text: it nests 80 deep" in outputs[1]
+    rendered = [cell for cell in extra[4:] if "[shown as text" not in cell.source]
+    spent = sum(len(cell.source) for cell in course.cells if cell.cell_type == "markdown")
+    assert len(rendered) == (sanitise_feedback.MAX_NOTEBOOK_MARKUP - spent) // 20_000, len(rendered)
+    assert all("<strong>" in cell.source for cell in rendered)
+    assert "[shown as text: the page has rendered 250,000 characters of markup]" in extra[-1].source

@@ -58,3 +58,24 @@ def test_pickled_arrays_never_load():
 def test_the_operations_are_named_once():
     from grader import kernel_agent
     assert set(kernel_agent.HANDLERS) == set(wire.OPERATIONS) and len(set(wire.OPERATIONS)) == len(wire.OPERATIONS)
+
+
+def test_an_array_header_that_claims_more_than_its_bytes_is_refused_before_anything_is_allocated():
+    import io
+    import resource
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10 ** 10,)})
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError, match=r"array header says \(10000000000,\) of float64, but 16 bytes follow"):
+        wire.unpack({"npy": 0}, refuse, [header.getvalue() + b"\0" * 16])
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB
+    with pytest.raises(ValueError, match="but 0 bytes follow"):
+        wire.load_npy(header.getvalue())
+
+
+def test_a_message_of_more_items_than_the_limit_is_refused_before_it_is_decoded():
+    text = "[" + ",".join(['{"float":"1"}'] * (wire.MAX_ITEMS + 1)) + "]"
+    with pytest.raises(ValueError, match=f"above the limit of {wire.MAX_ITEMS:,}"):
+        wire.loads(text, len(text))
+    fits = "[" + ",".join(["1"] * wire.MAX_ITEMS) + "]"
+    assert len(wire.loads(fits, len(fits))) == wire.MAX_ITEMS

@@ -66,7 +66,7 @@ class SandboxedExecute(Execute):
         self._started = time.monotonic()
         self._cpu_of_ended_kernels = 0.0
         self._budget_spent = ""
-        self._output_bytes = {}
+        self._output_bytes, self._notebook_output_bytes = {}, 0
         cell_outcome.forget_submitted(nb)
         if self.limits.sandbox and cgroups.problem():
             self.log.warning(cgroups.problem())
@@ -118,19 +118,21 @@ class SandboxedExecute(Execute):
 
     # -- what the kernel sends, held only within bounds ------------------------------------------
     def process_message(self, msg, cell, cell_index):
-        """Outputs count against the cell's budget as they arrive; past it they are dropped, with one note."""
+        """Outputs count against the cell's and the notebook's budgets as they arrive; past either they are
+        dropped, with one note where that budget ran out."""
         if msg.get("msg_type") in OUTPUT_MESSAGES:
             size = len(json.dumps(msg.get("content", {}), default=str))
-            spent = self._output_bytes.get(cell_index, 0)
-            limit = self.limits.cell_output_kb * 1024
-            self._output_bytes[cell_index] = spent + size
-            if spent + size > limit:
-                if spent <= limit:
-                    cell.setdefault("outputs", []).append(nbformat.v4.new_output(
-                        "stream", name="stdout",
-                        text=f"\n... [output truncated by the grader: outputs of this cell beyond "
-                             f"{self.limits.cell_output_kb} KB were dropped]\n"))
-                return None
+            spent, total = self._output_bytes.get(cell_index, 0), self._notebook_output_bytes
+            self._output_bytes[cell_index], self._notebook_output_bytes = spent + size, total + size
+            for used, limit_kb, whose in ((total, self.limits.notebook_output_kb, "this notebook"),
+                                          (spent, self.limits.cell_output_kb, "this cell")):
+                if used + size > limit_kb * 1024:
+                    if used <= limit_kb * 1024:
+                        cell.setdefault("outputs", []).append(nbformat.v4.new_output(
+                            "stream", name="stdout",
+                            text=f"\n... [output truncated by the grader: outputs of {whose} beyond "
+                                 f"{limit_kb:,} KB were dropped]\n"))
+                    return None
         return super().process_message(msg, cell, cell_index)
 
     async def _async_handle_timeout(self, timeout, cell=None):
