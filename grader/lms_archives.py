@@ -33,12 +33,12 @@ from pathlib import Path, PurePosixPath
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 
 from grader import student_ids
+from grader.intake import MAX_NOTEBOOK_BYTES
 from grader.safe_copy import printable
 
 LMS_NAME = re.compile(r"(?P<student>[^_/]+)_(?:(?i:late)_)?(?P<user_id>\d+)_(?P<file_id>\d+)_(?P<file_name>[^/]+)")
 # nbgrader's collector applies its regexp to the extracted file's path; the student is checked after it.
 COLLECTOR_REGEXP = r".*/(?P<student_id>[^_/]+)_(?:(?i:late)_)?\d+_\d+_(?P<file_id>[^/]+\.ipynb)$"
-MAX_NOTEBOOK_BYTES = 20_000_000  # as grader.intake allows a notebook in a submitted folder
 MAX_MEMBERS = 20_000
 MAX_EXTRACTED_BYTES = 4_000_000_000
 # Local file header of a zip, gzip, bzip2, xz, 7z, rar; "ustar" sits at byte 257 of a tar.
@@ -54,9 +54,9 @@ def parse(name: str):
     return found.groupdict() if found else None
 
 
-def is_archive(name: str, head: bytes) -> bool:
-    return (PurePosixPath(name.lower()).suffix in ARCHIVE_SUFFIXES or head.startswith(ARCHIVE_MAGIC)
-            or head[257:262] == b"ustar")
+def is_archive(head: bytes) -> bool:
+    """Whether a file starting with `head` is an archive, whatever its name says."""
+    return head.startswith(ARCHIVE_MAGIC) or head[257:262] == b"ustar"
 
 
 class _Download:
@@ -64,7 +64,7 @@ class _Download:
 
     def __init__(self):
         self.by_student, self.unattributed = {}, []
-        self.chosen = {}  # (student, user id, file name) -> (file id, user id, archive, info)
+        self.chosen = {}  # (student, user id, file name) -> (file id, archive, info)
         self.user_ids = {}  # student -> {user ids}
 
     def note(self, student, text):
@@ -113,7 +113,7 @@ class _Download:
             self.note(student, f"{name}: left out: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
             return
         key = (student, parts["user_id"], name)
-        upload = (int(parts["file_id"]), parts["user_id"], archive, info)
+        upload = (int(parts["file_id"]), archive, info)
         earlier = self.chosen.get(key)
         if earlier is not None:
             later, dropped = (upload, earlier) if upload[0] > earlier[0] else (earlier, upload)
@@ -131,7 +131,7 @@ class _Download:
                             "grade them from folders named by their logins")
             self.unattributed += [f"{student}: {text}" for text in self.by_student.pop(student, [])]
         by_archive = {}
-        for (student, _, name), (_, _, archive, info) in sorted(self.chosen.items(), key=lambda item: item[0]):
+        for (student, _, name), (_, archive, info) in sorted(self.chosen.items(), key=lambda item: item[0]):
             if student not in shared:
                 by_archive.setdefault(archive, []).append((student, name, info))
         written = 0
@@ -164,7 +164,7 @@ def copy_member(download: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) 
     target.parent.mkdir(parents=True, exist_ok=True)
     with download.open(info) as member:
         head = member.read(CHUNK)
-        if is_archive(info.filename, head):
+        if is_archive(head):
             raise _Archive
         descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         with open(descriptor, "wb") as copy:

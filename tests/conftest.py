@@ -48,3 +48,18 @@ def kernels():
     yield get
     for kernel in started.values():
         kernel.close()
+
+
+@pytest.fixture
+def db_url(tmp_path):
+    """A gradebook of one assignment "a": notebook "nb" with tests test_f (3 points) and test_g (2)."""
+    from nbgrader.api import Gradebook
+    from grader.course import prepare_environment
+    prepare_environment()  # nbgrader runs alembic from the environment's bin folder
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.add_assignment("a")
+        gradebook.add_notebook("nb", "a")
+        gradebook.add_grade_cell("test_f", "nb", "a", max_score=3, cell_type="code")
+        gradebook.add_grade_cell("test_g", "nb", "a", max_score=2, cell_type="code")
+    return url

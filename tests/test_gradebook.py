@@ -6,21 +6,8 @@ import pytest
 from nbgrader.api import Gradebook
 from sqlalchemy import text
 
-from grader.course import prepare_environment
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable, register_students,
                               summary_table)
-
-
-@pytest.fixture
-def db_url(tmp_path):
-    prepare_environment()  # nbgrader runs alembic from the environment's bin folder
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    with Gradebook(url) as gradebook:
-        gradebook.add_assignment("a")
-        gradebook.add_notebook("nb", "a")
-        gradebook.add_grade_cell("test_f", "nb", "a", max_score=3, cell_type="code")
-        gradebook.add_grade_cell("test_g", "nb", "a", max_score=2, cell_type="code")
-    return url
 
 
 def test_registering_is_idempotent_and_an_ungradable_submission_gets_a_zero_row(db_url, tmp_path):

@@ -111,7 +111,9 @@ def nbgrader(args, cwd):
     return run
 
 
-def test_exchange_collect_does_not_copy_what_a_link_in_the_inbound_submission_points_at(tmp_path):
+def submitted_through_the_exchange(tmp_path, answer) -> tuple:
+    """(the course folder, the exchange, the inbound submission) after nbgrader's release, fetch and submit of
+    the notebook `answer(released, source)` makes."""
     grader = Grader(tmp_path / "course", source=FIXTURE_SOURCE, workers=1)
     exchange, student_home = tmp_path / "exchange", tmp_path / "student"
     exchange.mkdir()
@@ -122,9 +124,15 @@ def test_exchange_collect_does_not_copy_what_a_link_in_the_inbound_submission_po
     released, source = notebooks(grader)
     nbgrader(["release_assignment", A, f"--Exchange.root={exchange}", "--force"], course)
     nbgrader(["fetch_assignment", A, *student_flags], student_home)
-    nbformat.write(peeking(released, source, "solution.txt"), student_home / A / NOTEBOOK)
+    nbformat.write(answer(released, source), student_home / A / NOTEBOOK)
     nbgrader(["submit", A, *student_flags], student_home)
     [inbound] = (exchange / "attention" / "inbound").iterdir()
+    return course, exchange, inbound
+
+
+def test_exchange_collect_does_not_copy_what_a_link_in_the_inbound_submission_points_at(tmp_path):
+    course, exchange, inbound = submitted_through_the_exchange(
+        tmp_path, lambda released, source: peeking(released, source, "solution.txt"))
     (inbound / "solution.txt").symlink_to(SOLUTION)  # written by the student into their own submission
     (inbound / "gradebook.db").symlink_to(course / "gradebook.db")
 
@@ -139,19 +147,7 @@ def test_exchange_collect_does_not_copy_what_a_link_in_the_inbound_submission_po
 
 
 def test_exchange_collect_takes_no_submission_under_a_user_name_that_is_not_a_student_id(tmp_path):
-    grader = Grader(tmp_path / "course", source=FIXTURE_SOURCE, workers=1)
-    exchange, student_home = tmp_path / "exchange", tmp_path / "student"
-    exchange.mkdir()
-    exchange.chmod(0o777)
-    student_home.mkdir()
-    student_flags = [f"--Exchange.root={exchange}", "--CourseDirectory.course_id=attention"]
-    course = grader.workspace
-    released, source = notebooks(grader)
-    nbgrader(["release_assignment", A, f"--Exchange.root={exchange}", "--force"], course)
-    nbgrader(["fetch_assignment", A, *student_flags], student_home)
-    nbformat.write(fill_answers(released, source), student_home / A / NOTEBOOK)
-    nbgrader(["submit", A, *student_flags], student_home)
-    [inbound] = (exchange / "attention" / "inbound").iterdir()
+    course, exchange, inbound = submitted_through_the_exchange(tmp_path, fill_answers)
     _, rest = inbound.name.split("+", 1)
     for name in ("b?b", "=HYPERLINK(1)", "a b"):  # a student can write any name into the inbound folder
         shutil.copytree(inbound, inbound.with_name(f"{name}+{rest}"))

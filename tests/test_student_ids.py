@@ -12,7 +12,6 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader import lms_export
-from grader.course import prepare_environment
 from grader.csv_cells import inert, write_rows
 from grader.gradebook import export_csv
 from grader.grading import Grader
@@ -49,16 +48,10 @@ def test_every_csv_cell_reads_back_as_it_was_and_no_formula_survives(tmp_path):
 
 
 @pytest.fixture
-def gradebook_with_markup_names(tmp_path):
+def gradebook_with_markup_names(db_url):
     """A gradebook whose students carry names (as an LMS or an instructor may set them) with commas and formulas;
     amy has 3 / 5, zed submitted nothing."""
-    prepare_environment()
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    with Gradebook(url) as gradebook:
-        gradebook.add_assignment("a")
-        gradebook.add_notebook("nb", "a")
-        gradebook.add_grade_cell("test_f", "nb", "a", max_score=3, cell_type="code")
-        gradebook.add_grade_cell("test_g", "nb", "a", max_score=2, cell_type="code")
+    with Gradebook(db_url) as gradebook:
         gradebook.update_or_create_student("amy", first_name="Amy, 5, 5", last_name="=HYPERLINK(\"http://x\")",
                                            email="@amy")
         gradebook.update_or_create_student("zed", first_name="Zed\nZ", last_name="-Zee")
@@ -66,7 +59,7 @@ def gradebook_with_markup_names(tmp_path):
         for grade in submission.notebooks[0].grades:
             grade.auto_score = grade.max_score if grade.name == "test_f" else 0
         gradebook.db.commit()
-    return url
+    return db_url
 
 
 def test_grades_csv_keeps_every_name_in_its_column(gradebook_with_markup_names, tmp_path):
