@@ -181,6 +181,10 @@ def exercise_reports(nb) -> list:
 
 # -- pictures --------------------------------------------------------------------------------------
 _ARRAY_GAP = re.compile(r"(?<=[0-9.\]nf])\s+(?=[-+0-9.\[ni])")
+# A weights figure is drawn for small arrays only: a tick per row and column, so its cost grows with them,
+# and the message it is read from may be the student's own.
+MAX_FIGURE_SIDE = 24
+MAX_FIGURE_MESSAGE = 4_000
 
 
 def parse_array(text: str):
@@ -201,7 +205,7 @@ def parse_array(text: str):
 def weights_figure(message: str) -> str:
     """A PNG (base64) of the student's attention weights beside the expected ones, when `message` is a
     failed check of weights that prints both as small arrays; '' otherwise."""
-    check = CHECK.match(message)
+    check = CHECK.match(message) if len(message) <= MAX_FIGURE_MESSAGE else None
     if not check or "weight" not in check["what"].lower():
         return ""
     expected, got = parse_array(check["expected"]), parse_array(check["got"])
@@ -211,7 +215,7 @@ def weights_figure(message: str) -> str:
         expected, got = expected[0], got[0]
     if expected.ndim == 1:
         expected, got = expected[None], got[None]
-    if expected.ndim != 2 or np.isnan(expected).any():
+    if expected.ndim != 2 or max(expected.shape) > MAX_FIGURE_SIDE or np.isnan(expected).any():
         return ""
     import matplotlib
     matplotlib.use("Agg")

@@ -175,6 +175,11 @@ def test_failed_weights_become_a_picture_and_names_become_words():
     assert np.allclose(summary.parse_array("[[0.5  0.5 ]\n [0.75 0.25]]"), [[0.5, 0.5], [0.75, 0.25]])
     assert summary.weights_figure(message).startswith("iVBOR")  # a PNG
     assert summary.weights_figure(message.replace("weights", "context")) == ""
+    # a message (perhaps the student's own) printing weights too wide to draw a tick per column gets no figure
+    wide = "[" + " ".join(["0.1"] * (summary.MAX_FIGURE_SIDE + 1)) + "]"
+    assert summary.weights_figure(f"attention weights: expected {wide}, got {wide}.") == ""
+    small = "[" + " ".join(["0.1"] * summary.MAX_FIGURE_SIDE) + "]"
+    assert summary.weights_figure(f"attention weights: expected {small}, got {small}.").startswith("iVBOR")
     assert describe("divide_by_d_k_not_its_root") == "divide by d_k not its root"
     assert describe("ReLU on the output too") == "ReLU on the output too"
 
