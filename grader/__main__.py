@@ -8,7 +8,7 @@ from pathlib import Path
 from traitlets import Integer
 
 from grader.course import NAMED_MISTAKES, SOLUTIONS, STATE, CourseError
-from grader.ledger import parse_shard
+from grader.ledger import Ledger, parse_shard, shard_of
 from grader.limits import GradingLimits
 
 
@@ -94,17 +94,20 @@ def main(argv=None) -> int:
                         db_url=db_url, **chosen)
         if args.finish:  # the whole class, from the gradebook: what every shard graded
             missing = grader.finish(args.submissions, args.assignments)
+            if missing:
+                count = Ledger(grader.db_url).recorded_shard_count()
+                which = (f"shards {', '.join(map(str, sorted({shard_of(*pair, count) for pair in missing})))} of "
+                         f"{count}" if count else "the shards that hold them")
+                print(f"error: {len(missing)} submissions are not graded yet, e.g. "
+                      f"{', '.join('/'.join(pair) for pair in missing[:5])}: nothing was written; rerun {which} "
+                      "(each grades only what is missing), then finish again", file=sys.stderr)
+                return 1
             print(f"grades: {workspace / 'grades.csv'}\n"
                   f"feedback: {workspace / 'feedback'}/<student>/<assignment>/\n"
                   f"class report: {write_report(workspace, grader.class_results(), grader.source)}")
             for kind in args.export:
                 ids = dict(item.split("=", 1) for item in args.canvas_assignment_id if "=" in item)
                 print(f"{kind} import: {export_lms(kind, grader.db_url, workspace, ids)}")
-            if missing:
-                print(f"error: {len(missing)} submissions are not graded yet, e.g. "
-                      f"{', '.join('/'.join(pair) for pair in missing[:5])}: rerun the shard that holds them",
-                      file=sys.stderr)
-                return 1
             return 0
         shard = parse_shard(args.shard) if args.shard else None
         if shard and not db_url:
@@ -113,10 +116,11 @@ def main(argv=None) -> int:
             record_zip_ids(args.submissions, workspace)  # the Canvas user ids, for --export canvas
         results = grader.run(args.submissions, args.assignments, progress=not args.no_progress, shard=shard,
                              regrade=args.regrade)
+        now = sum(result.graded_now for result in results)
         if shard:
             print(summary_table(results))
-            print(f"\nshard {args.shard}: {len(results)} submissions graded; once every shard is done, "
-                  "`grade --finish` writes grades.csv and the feedback of the whole class")
+            print(f"\nshard {args.shard}: {now} submissions graded by this run, {len(results) - now} graded before; "
+                  "once every shard is done, `grade --finish` writes grades.csv and the feedback of the whole class")
             return 0
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")

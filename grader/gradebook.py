@@ -33,6 +33,7 @@ class Result:
     error: str = ""
     notes: list = field(default_factory=list)  # what intake left out (grader.intake), a budget that was spent
     seconds: float = 0.0  # how long autograding took (the class report)
+    graded_now: bool = False  # graded by this run (else read from the ledger: graded before)
 
 
 def register_students(db_url: str, students):

@@ -176,15 +176,18 @@ class Grader:
     def export(self, path: Path) -> Path:
         return export_csv(self.db_url, path)
 
-    def prepare(self, assignments: list, students) -> Ledger:
-        """Generate the assignments into the gradebook, add every student of the class and the ledger table,
-        under the class lock: shards starting together would otherwise insert the same rows."""
+    def prepare(self, assignments: list, students, shard: tuple = None) -> Ledger:
+        """Generate the assignments into the gradebook, add every student of the class and the ledger tables,
+        and with `shard` check its count against the class's, under the class lock: shards starting together
+        would otherwise insert the same rows."""
         with class_lock(self.db_url):
             for assignment in assignments:
                 self.generate(assignment)
             self.register_students(students)
             ledger = Ledger(self.db_url)
             ledger.create()
+            if shard is not None:
+                ledger.shard_count(shard[1])
         return ledger
 
     def feedback_path(self, student: str, assignment: str) -> Path:
@@ -245,7 +248,7 @@ class Grader:
                     students=None, shard: tuple = None) -> list:
         """Autograde (and write feedback for) each (student, assignment) not yet graded (all with `regrade`),
         `workers` at a time; the ones graded before keep their recorded result."""
-        ledger = self.prepare([], set(students or ()) | {student for student, _ in pairs})
+        ledger = self.prepare([], set(students or ()) | {student for student, _ in pairs}, shard)
         digests = {pair: folder_digest(self.submitted_dir(*pair)) for pair in pairs}
         sources = {assignment: folder_digest(self.source / assignment) for _, assignment in pairs}
         if regrade:
@@ -286,6 +289,8 @@ class Grader:
                 for future in named:
                     future.result()
         bar.close()
+        for result in results[len(done):]:
+            result.graded_now = True
         return results
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -306,8 +311,9 @@ class Grader:
 
     def finish(self, submissions: Path = None, assignments=()) -> list:
         """The final step: grades.csv, the autograded notebooks and the feedback pages of the whole class,
-        written from the gradebook's database (each file renamed into place). With `submissions`, returns
-        the submissions there that are not graded yet (a shard that has not finished)."""
+        written from the gradebook's database (each file renamed into place). With `submissions`, first
+        returns the submissions there that are not graded yet (a shard that has not finished), and then
+        writes nothing."""
         ledger = Ledger(self.db_url)
         with class_lock(self.db_url):
             ledger.create()
@@ -317,9 +323,12 @@ class Grader:
             rows = ledger.rows()
             missing = sorted(pair for pair in class_submissions(Path(submissions), chosen)
                              if pair not in rows or rows[pair].state != "done")
+        if missing:  # a class half graded writes nothing: no grades.csv to be taken for the class's
+            return missing
         ledger.export(self.workspace)
         temporary = self.export(self.workspace / ".grades.csv.tmp")
         os.replace(temporary, self.workspace / "grades.csv")
+        ledger.forget_shard_count()
         return missing
 
     def class_results(self) -> list:

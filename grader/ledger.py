@@ -47,6 +47,12 @@ GRADED = Table(
     Column("graded_by", String(255)),  # host, process and shard of the last grading started
     Column("started_at", DateTime), Column("graded_at", DateTime),
 )
+# What the shards of one class agree on, one row per setting: "shards", the count the first shard started with.
+CLASS = Table(
+    "grader_class", metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", String(255), nullable=False),
+)
 PG_LOCK_KEY = 7_402_113  # the advisory lock the shards of one gradebook take while preparing the class
 
 
@@ -169,6 +175,32 @@ class Ledger:
     def create(self):
         """Create the table if missing (call under class_lock: two shards creating it at once may collide)."""
         metadata.create_all(self.engine, checkfirst=True)
+
+    def shard_count(self, count: int) -> int:
+        """The class's shard count: `count`, recorded if this is the class's first shard (call under class_lock);
+        a different count than the one recorded is refused, since shares of different counts overlap."""
+        recorded = self.recorded_shard_count()
+        if recorded is None:
+            with self.engine.begin() as connection:
+                connection.execute(CLASS.insert().values(name="shards", value=str(count)))
+            return count
+        if recorded != count:
+            raise CourseError(
+                f"--shard K/{count}: this class is being graded in {recorded} shards (recorded when its first "
+                f"shard started); run its shards as K/{recorded}, K from 0 to {int(recorded) - 1} (with Slurm: "
+                f"export SHARDS={recorded}). `grade --finish` of the whole class clears the record.")
+        return count
+
+    def recorded_shard_count(self):
+        """The shard count of the class being graded, or None (not sharded, or finished)."""
+        with self.engine.connect() as connection:
+            recorded = connection.execute(select(CLASS.c.value).where(CLASS.c.name == "shards")).scalar()
+        return None if recorded is None else int(recorded)
+
+    def forget_shard_count(self):
+        """After the whole class is finished: a later round may shard it differently."""
+        with self.engine.begin() as connection:
+            connection.execute(CLASS.delete().where(CLASS.c.name == "shards"))
 
     def rows(self, pairs=None) -> dict:
         """(student, assignment) -> row, for `pairs` (all rows when None)."""

@@ -228,7 +228,9 @@ class CappedText(io.StringIO):
 
 def cut(text: str, limit: int) -> str:
     """`text`, or its first `limit` characters and a line saying how many more there were."""
-    return text if len(text) <= limit else f"{text[:limit]}\n... [cut by the grader: {len(text) - limit:,} more characters]"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n... [cut by the grader: {len(text) - limit:,} more characters]"
 
 
 def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:

@@ -70,12 +70,24 @@ def test_the_slurm_array_grades_the_share_of_its_task(tmp_path):
     run = run_sbatch("grade-array.sbatch", tmp_path, SLURM_ARRAY_TASK_ID="3", SLURM_ARRAY_TASK_COUNT="8",
                      SLURM_ARRAY_JOB_ID="77", SLURM_CPUS_PER_TASK="2", **common)
     assert run.returncode == 0, run.stderr
-    arguments = run.stdout.split()
+    started, command = run.stdout.splitlines()
+    assert started.startswith("task 3 of job 77 (restart 0) on ")
+    arguments = command.split()
     assert arguments[:4] == ["-m", "grader", "grade", "/shared/submitted"]
     assert arguments[arguments.index("--shard") + 1] == "3/8"
     assert "postgresql" not in run.stdout, "the URL reaches grade through the environment only"
-    array = re.search(r"^#SBATCH --array=0-(\d+)$", (GRADING / "grade-array.sbatch").read_text(), re.M)
+    assert not list(tmp_path.glob("grade-attention-*")), "the task's workspace is removed when it ends"
+    script = (GRADING / "grade-array.sbatch").read_text()
+    array = re.search(r"^#SBATCH --array=0-(\d+)$", script, re.M)
     assert array, "the job array's tasks are numbered from 0, like --shard"
+    assert re.search(r"\$\{SHARDS:-(\d+)\}", script)[1] == str(int(array[1]) + 1), "SHARDS's default is the array's"
+    assert "#SBATCH --open-mode=append" in script, "a requeued task keeps its first attempt's log"
+    # Rerun alone (sbatch --array=2: Slurm counts one task) it is still shard 2 of the class's 8; 16 with SHARDS.
+    for variables, shard in (({"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "1"}, "2/8"),
+                             ({"SLURM_ARRAY_TASK_ID": "3", "SHARDS": "16"}, "3/16")):
+        alone = run_sbatch("grade-array.sbatch", tmp_path, SLURM_ARRAY_JOB_ID="78", **variables, **common)
+        arguments = alone.stdout.splitlines()[-1].split()
+        assert arguments[arguments.index("--shard") + 1] == shard, alone.stderr
     finish = run_sbatch("finish.sbatch", tmp_path, **common)
     assert finish.returncode == 0 and "--finish" in finish.stdout.split(), finish.stderr
     missing = run_sbatch("grade-array.sbatch", tmp_path, SLURM_ARRAY_TASK_ID="0", SLURM_ARRAY_TASK_COUNT="8",

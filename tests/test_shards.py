@@ -220,3 +220,34 @@ def test_plain_grade_killed_and_rerun_equals_one_grade(graded_once):
     assert {r.student: r.score for r in results} == expected
     assert {s: row.completions for (s, _), row in Ledger(db_url).rows().items()} == {
         s: 1 + (s == solved) for s in STUDENTS}
+
+
+@pytest.mark.slow
+def test_a_task_keeps_the_class_s_shard_count_finish_writes_nothing_half_done_and_counts_say_what_ran(
+        graded_once):
+    root, _ = graded_once
+    db_url = f"sqlite:///{root / 'counted' / 'gradebook.db'}"
+    first = Grader(root / "counted", source=FIXTURE_SOURCE, workers=2, db_url=db_url)
+    share = first.run(root / "class", progress=False, shard=(0, SHARDS))
+    assert len(share) == 3 and all(result.graded_now for result in share)
+    # A task submitted alone with another count (Slurm's count of a one-task array) is refused by name.
+    with pytest.raises(CourseError, match=rf"this class is being graded in {SHARDS} shards .* K/{SHARDS}"):
+        Grader(root / "other", source=FIXTURE_SOURCE, db_url=db_url).run(root / "class", progress=False,
+                                                                          shard=(0, 1))
+    # Shards 1 and 2 have not run: finish writes nothing and names them.
+    finisher = Grader(root / "counted_finisher", source=FIXTURE_SOURCE, db_url=db_url)
+    missing = finisher.finish(root / "class")
+    assert sorted({shard_of(*pair, SHARDS) for pair in missing}) == [1, 2]
+    assert not (root / "counted_finisher" / "grades.csv").exists()
+    assert not (root / "counted_finisher" / "feedback").exists()
+    run = grade(root, "counted_finisher", "--finish", db_url=db_url)
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 1 and f"nothing was written; rerun shards 1, 2 of {SHARDS}" in output, output[-2000:]
+    # The same task again grades nothing and says so.
+    again = finished(grade(root, "counted", "--shard", f"0/{SHARDS}", db_url=db_url))
+    assert f"shard 0/{SHARDS}: 0 submissions graded by this run, 3 graded before" in again, again[-2000:]
+    for k in (1, 2):
+        Grader(root / f"counted{k}", source=FIXTURE_SOURCE, db_url=db_url).run(root / "class", progress=False,
+                                                                                shard=(k, SHARDS))
+    assert finisher.finish(root / "class") == [] and (root / "counted_finisher" / "grades.csv").exists()
+    assert Ledger(db_url).recorded_shard_count() is None, "a finished class may be sharded anew"
