@@ -9,7 +9,6 @@ import os
 import re
 from dataclasses import dataclass
 
-import nbformat
 from jupyter_client import KernelManager
 
 from grader.course import SOLUTIONS, course_config, nbgrader_meta, source_notebook

@@ -2,7 +2,6 @@
 import csv
 import sqlite3
 
-import pytest
 from nbgrader.api import Gradebook
 from sqlalchemy import text
 
