@@ -30,6 +30,7 @@ from traitlets import Unicode
 
 from grader import cell_outcome, mistakes
 from grader.course import NAMED_MISTAKES, nbgrader_meta
+from grader.sanitise_feedback import GRADER_SUMMARY
 
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "# (hidden tests: their code is not shown)")
 # attention_course.checks' failures: "<what>: expected <expected>, got <got>. Hint: <hint>"
@@ -318,6 +319,7 @@ class FeedbackSummary(NbGraderPreprocessor):
         numbers = all(isinstance(v, (int, float)) for v in (score, max_score))
         cell = nbformat.v4.new_markdown_cell(summary_html(reports, *((score, max_score) if numbers else ())))
         nb.cells.insert(0, cell)
+        resources[GRADER_SUMMARY] = cell.source  # the sanitiser's allowance is for student content
         return nb, resources
 
     def _catalogue(self, resources):

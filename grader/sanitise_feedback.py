@@ -81,6 +81,9 @@ MAX_NOTEBOOK_MARKUP = 250_000  # rendered per notebook (the course's longest pro
 MAX_CODE_CHARACTERS = 20_000  # of one code cell shown (the course's longest is 8,973); the rest cut, said so
 MAX_NOTEBOOK_CODE = 500_000  # shown per notebook (08's code is 78,984)
 TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>")
+# Where grader.feedback_summary leaves the source of the summary cell it put first: the grader's own page,
+# its student text bounded where it was made, so the page's allowance does not apply to it.
+GRADER_SUMMARY = "grader_feedback_summary"
 CACHED_TEXTS = 4096  # per cache: the prose and code of a few assignments
 
 SAFE_METADATA = {
@@ -410,7 +413,7 @@ def safe_nbgrader(meta) -> dict:
     return kept
 
 
-def safe_cell(cell, index: int, budget: RenderBudget):
+def safe_cell(cell, index: int, budget: RenderBudget, grader_made: bool = False):
     metadata = cell.get("metadata")
     nbgrader = safe_nbgrader(metadata.get("nbgrader") if isinstance(metadata, dict) else None)
     metadata = {"nbgrader": nbgrader} if nbgrader else {}
@@ -419,7 +422,7 @@ def safe_cell(cell, index: int, budget: RenderBudget):
         safe = _cell("code", budget.code(source), metadata, outputs=safe_outputs(cell.get("outputs"), budget),
                      execution_count=execution_count(cell.get("execution_count")))
     elif cell.get("cell_type") == "markdown":
-        refused = budget.markup_refused(source)
+        refused = "" if grader_made else budget.markup_refused(source)
         shown = as_text_block(source, refused) if refused else \
             markdown_html(source, safe_attachments(cell.get("attachments")))
         safe = _cell("markdown", html_block(shown), metadata)
@@ -434,8 +437,10 @@ class SanitiseFeedback(NbGraderPreprocessor):
     """Rebuild the notebook from what is safe to show (see the module's docstring)."""
 
     def preprocess(self, nb, resources):
-        budget = RenderBudget()
-        nb.cells = [safe_cell(cell, index, budget) for index, cell in enumerate(nb.cells)]
+        budget, summary = RenderBudget(), resources.get(GRADER_SUMMARY)
+        nb.cells = [safe_cell(cell, index, budget, grader_made=index == 0 and summary is not None
+                              and cell.get("cell_type") == "markdown" and cell.get("source") == summary)
+                    for index, cell in enumerate(nb.cells)]
         nb.metadata = nbformat.from_dict(SAFE_METADATA)
         nb.nbformat, nb.nbformat_minor = 4, 5
         return nb, resources

@@ -457,3 +457,14 @@ def test_the_pages_work_is_bounded_before_it_starts_and_each_bound_is_said_in_on
     assert len(rendered) == (sanitise_feedback.MAX_NOTEBOOK_MARKUP - spent) // 20_000, len(rendered)
     assert all("<strong>" in cell.source for cell in rendered)
     assert "[shown as text: the page has rendered 250,000 characters of markup]" in extra[-1].source
+
+
+def test_the_graders_own_summary_is_not_held_to_the_students_allowance():
+    """FeedbackSummary's first cell (figures inline) may be long; a student cell with the same text is not it."""
+    summary = "<h2>What to do next</h2>" + "<p>a figure</p>" * 2_000  # 30,000 characters
+    notebook = new_notebook(cells=[new_markdown_cell(summary), new_markdown_cell(summary)])
+    cells = SanitiseFeedback().preprocess(notebook, {sanitise_feedback.GRADER_SUMMARY: summary})[0].cells
+    assert "<h2>What to do next</h2>" in cells[0].source and "[shown as text" not in cells[0].source
+    assert "[shown as text: it is longer than 20,000 characters]" in cells[1].source
+    alone = SanitiseFeedback().preprocess(new_notebook(cells=[new_markdown_cell(summary)]), {})[0].cells
+    assert "[shown as text" in alone[0].source, "without the grader's word, the first cell is the student's"

@@ -76,15 +76,32 @@ def grade(root: Path, workspace: str, *options, db_url: str = None) -> subproces
                             text=True)
 
 
-def sleeping() -> set:
-    """The students whose notebook is in its sleeping cell right now (on this machine)."""
+def parent_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = parent_of(pid)
+    return False
+
+
+def sleeping(grader: int = None) -> set:
+    """The students whose notebook is in its sleeping cell right now: on this machine, or under the process
+    `grader` (another test running beside this one may grade a class of its own)."""
     found = set()
     for status in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = status.read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv[0] == b"sleep" and len(argv) > 1:
+        if argv[0] == b"sleep" and len(argv) > 1 and (grader is None
+                                                         or descends_from(int(status.parent.name), grader)):
             found |= {s for s in STUDENTS if argv[1] == sleep_arg(s).encode()}
     return found
 
@@ -93,7 +110,7 @@ def kill_when_sleeping(process: subprocess.Popen, students: set, not_in=frozense
     """SIGKILL `process` once one of `students` (not in `not_in`) is in its sleeping cell; return who."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        caught = (sleeping() & students) - set(not_in)
+        caught = (sleeping(process.pid) & students) - set(not_in)
         if caught:
             process.send_signal(signal.SIGKILL)
             process.wait()
