@@ -10,10 +10,7 @@ python -m course_build.benchmark phases [-n 3]      where the time of `grade` go
                                               solved, partial, blank): kernel start and stop, setup cell,
                                               the other cells in the kernel, test cells in the grader,
                                               nbgrader's bookkeeping, and the feedback page
-python -m course_build.benchmark hostile [-n 30]    n hostile students (tests/hostile_submissions.py's tricks, in
-                                              turn) against n honest ones on the fixture assignment: the
-                                              grader's own CPU time and peak memory (its process and its
-                                              workers; the sandboxed kernels are not the grader's)
+(python -m tests.hostile_benchmark, beside the hostile cases it grades, uses GraderCost from here.)
 """
 import argparse
 import functools
@@ -34,7 +31,7 @@ from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environ
 from grader.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
 from grader.sanitise_feedback import SanitiseFeedback
-from grader.samples import fill_answers, write_samples
+from grader.samples import write_samples
 from grader.trusted_tests import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
@@ -328,46 +325,11 @@ class GraderCost:
         return sum(self.cpu.values()), max(self.peaks.values(), default=0) / 1024
 
 
-def hostile_benchmark(students: int):
-    from tests import hostile_submissions as cases  # the cases and the fixture live with the tests (run from the repo)
-    from tests.course_files import FIXTURE_SOURCE
-    tricks = [builder for name, (builder, _, _) in cases.EXPECTED.items() if name.startswith("trick_")]
-    honest = [cases.case_solved, cases.case_blank,
-              lambda folder, student, source: cases.write(folder, fill_answers(student, source, 0.5))]
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for label, builders in (("honest", honest), ("hostile", tricks)):
-            grader = Grader(root / label, source=FIXTURE_SOURCE, cell_timeout=5, notebook_seconds=30)
-            grader.generate(cases.ASSIGNMENT)
-            released = nbformat.read(grader.workspace / "release" / cases.ASSIGNMENT / cases.NOTEBOOK, as_version=4)
-            source = nbformat.read(FIXTURE_SOURCE / cases.ASSIGNMENT / cases.NOTEBOOK, as_version=4)
-            for index in range(students):
-                builders[index % len(builders)](root / f"{label}-class" / f"s{index:03d}" / cases.ASSIGNMENT,
-                                                released, source)
-            start = time.perf_counter()
-            with GraderCost() as cost:
-                grader.run(root / f"{label}-class", progress=False)
-            cpu, peak = cost.summary()
-            rows.append((label, time.perf_counter() - start, cpu, peak))
-            print(f"{label}: {rows[-1][1]:.1f} s, grader CPU {cpu:.1f} s, largest grader process {peak:.0f} MB",
-                  flush=True)
-    print(f"{students} students each, fixture assignment, {os.cpu_count()} cores, cell timeout 5 s, budget 30 s "
-          "per notebook")
-    print(f"{'class':<10}{'wall s':>9}{'grader CPU s':>14}{'peak MB':>9}")
-    for label, wall, cpu, peak in rows:
-        print(f"{label:<10}{wall:>9.1f}{cpu:>14.1f}{peak:>9.0f}")
-    (_, _, honest_cpu, honest_peak), (_, _, hostile_cpu, hostile_peak) = rows
-    print(f"hostile / honest: grader CPU {hostile_cpu / honest_cpu:.2f}x, peak memory {hostile_peak / honest_peak:.2f}x")
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m course_build.benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["notebooks", "grading", "phases", "hostile"], nargs="?",
-                        default="notebooks")
+    parser.add_argument("what", choices=["notebooks", "grading", "phases"], nargs="?", default="notebooks")
     parser.add_argument("-a", "--assignment", action="append", default=[], help="only these assignments")
-    parser.add_argument("-n", "--students", type=int, default=None,
-                        help="default: 20 (grading), 3 (phases), 30 (hostile)")
+    parser.add_argument("-n", "--students", type=int, default=None, help="default: 20 (grading), 3 (phases)")
     parser.add_argument("--stock-seconds", type=float, default=None,
                         help="grading: stock nbgrader's time measured before on this machine (not run again)")
     parser.add_argument("-w", "--workers", type=int, action="append", default=[],
@@ -379,8 +341,6 @@ def main(argv=None):
         notebooks_benchmark(names)
     elif args.what == "phases":
         phases_benchmark(names, args.students or len(MIX))
-    elif args.what == "hostile":
-        hostile_benchmark(args.students or 30)
     else:
         grading_benchmark(names, args.students or 20, args.workers or [os.cpu_count()], args.stock_seconds)
 
