@@ -222,15 +222,16 @@ class CappedText(io.StringIO):
         return super().write(text)
 
     def kept(self) -> str:
-        text = self.getvalue()
-        return text + (f"\n... [cut by the grader: {self.dropped:,} more characters]\n" if self.dropped else "")
+        return self.getvalue() + (cut_note(self.dropped) + "\n" if self.dropped else "")
 
 
 def cut(text: str, limit: int) -> str:
     """`text`, or its first `limit` characters and a line saying how many more there were."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n... [cut by the grader: {len(text) - limit:,} more characters]"
+    return text if len(text) <= limit else text[:limit] + cut_note(len(text) - limit)
+
+
+def cut_note(dropped: int) -> str:
+    return f"\n... [cut by the grader: {dropped:,} more characters]"
 
 
 def error_output(ename: str, evalue: str, frames: str = "") -> NotebookNode:
