@@ -26,8 +26,9 @@ import nbformat
 import numpy as np
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from traitlets import Enum, Unicode
 
+from attention_course import dependencies
 from grader import cell_outcome, mistakes
 from grader.course import NAMED_MISTAKES, nbgrader_meta
 from grader.sanitise_feedback import GRADER_SUMMARY
@@ -243,12 +244,17 @@ def _pre(text: str) -> str:
     return f"<pre>{html.escape(text)}</pre>"
 
 
-def summary_html(reports: list, score: float = None, max_score: float = None) -> str:
-    """The summary as one line of plain HTML (see the module's docstring)."""
+def summary_html(reports: list, score: float = None, max_score: float = None, withheld: bool = False) -> str:
+    """The summary as one line of plain HTML (see the module's docstring); `withheld`: hidden tests' results
+    are not on the page yet (withhold_hidden_results)."""
     e = html.escape
     parts = ["<h2>What to do next</h2>"]
     todo = [r for r in reports if r.status != "passed"]
-    if score is not None and max_score is not None:
+    if withheld:
+        parts.append(f"<p><strong>Visible tests: {score:g} / {max_score:g} points.</strong> {HIDDEN_LATER} "
+                     + (f"{len(todo)} of {len(reports)} exercises fail a visible test; each is explained below."
+                        if todo else "Every exercise passes its visible tests.") + "</p>")
+    elif score is not None and max_score is not None:
         parts.append(f"<p><strong>Score: {score:g} / {max_score:g}</strong>. "
                      + (f"{len(todo)} of {len(reports)} exercises need work; each is explained below."
                         if todo else "Every exercise passed its tests.") + "</p>")
@@ -287,6 +293,57 @@ def summary_html(reports: list, score: float = None, max_score: float = None) ->
     return "".join(parts).replace("\n", "&#10;")
 
 
+HIDDEN_LATER = ("Hidden tests ran too; their results and your score are shown after the deadline, on the page "
+                "of the attempt that counts.")
+VISIBLE_TEST = re.compile(r"""\btesting\(\s*["'](?P<exercise>\w+)["']""")
+
+
+def withhold_hidden_results(nb, reports: list) -> tuple:
+    """Feedback before the deadline (the on-submit service's "visible" policy): the page keeps what the
+    student's own kernel tells them and nothing that depends on a hidden test. Each exercise keeps its
+    visible tests' results; its hidden test cells lose their outputs, points and score; a named mistake is
+    one a failing visible test names in the student's kernel (attention_course.dependencies.mistake_note),
+    never one matched on hidden results. Returns the visible score and points."""
+    hidden_ids = set()
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and is_hidden(cell):
+            hidden_ids.add(meta.get("grade_id"))
+            cell.source = "# Hidden tests: their results are shown after the deadline."
+            cell.outputs = []
+            cell.metadata["nbgrader"] = {"grade": False, "solution": False, "locked": True,
+                                         "grade_id": meta.get("grade_id")}
+    visible_cells = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells
+                     if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")}
+    score = points = 0.0
+    for report in reports:
+        report.failures = [failure for failure in report.failures if not failure.hidden]
+        report.tests = [test for test in report.tests if test not in hidden_ids]
+        cells = [visible_cells[test] for test in report.tests if test in visible_cells]
+        report.points = sum(float(nbgrader_meta(c).get("points", 0)) for c in cells)
+        report.score = sum(cell_score(c) for c in cells)
+        report.fingerprint = ""
+        report.mistakes = _visible_names(cells)
+        if report.status in ("failed", "error") and not report.failures and not report.reason:
+            report.status = "passed"
+        score, points = score + report.score, points + report.points
+    return score, points
+
+
+def _visible_names(cells) -> list:
+    """The names the student's kernel gives the failures of these visible test cells."""
+    names = []
+    for cell in cells:
+        found = VISIBLE_TEST.search(cell.source)
+        for output in cell.get("outputs", []) if found else []:
+            if output.get("output_type") == "error":
+                error = type(str(output.get("ename") or "Error"), (Exception,), {})(str(output.get("evalue", "")))
+                note = dependencies.mistake_note(found["exercise"], error)
+                names += [name for name in note.removeprefix("This looks like: ").rstrip(".").split(" or ")
+                          if note and name not in names]
+    return names
+
+
 def named_mistakes(config, assignment: str, db_url: str = None, log=print) -> "mistakes.Catalogue":
     """The named mistakes of `assignment` under the course `config`, fingerprinting the ones not cached yet."""
     course = CourseDirectory(config=config)
@@ -306,6 +363,9 @@ class FeedbackSummary(NbGraderPreprocessor):
 
     mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.mistakes keeps the fingerprints "
                                                          "of named mistakes").tag(config=True)
+    hidden_results = Enum(["shown", "withheld"], "shown", help="withheld: the page shows the visible tests' "
+                          "results only (the on-submit service before the deadline, grader/on_submit.py)"
+                          ).tag(config=True)
 
     def preprocess(self, nb, resources):
         reports = exercise_reports(nb)
@@ -316,8 +376,13 @@ class FeedbackSummary(NbGraderPreprocessor):
         self._tidy_outputs(nb)
         info = resources.get("nbgrader", {})
         score, max_score = info.get("score"), info.get("max_score")
+        withheld = self.hidden_results == "withheld"
+        if withheld:
+            score, max_score = withhold_hidden_results(nb, reports)
+            info.update(score=score, max_score=max_score, hidden_withheld=True)  # the page's header
         numbers = all(isinstance(v, (int, float)) for v in (score, max_score))
-        cell = nbformat.v4.new_markdown_cell(summary_html(reports, *((score, max_score) if numbers else ())))
+        cell = nbformat.v4.new_markdown_cell(summary_html(reports, *((score, max_score) if numbers else ()),
+                                                          withheld=withheld))
         nb.cells.insert(0, cell)
         resources[GRADER_SUMMARY] = cell.source  # the sanitiser's allowance is for student content
         return nb, resources

@@ -49,11 +49,12 @@ class Grader:
     course config's values otherwise); each cell runs under `cell_timeout` seconds; `workers` notebooks
     are graded at once (default: one per core), each kernel with cores // workers threads for NumPy and
     TensorFlow unless `threads` says otherwise. `db_url` puts the gradebook elsewhere, e.g. PostgreSQL
-    for several graders (default: SQLite here).
+    for several graders (default: SQLite here). `exchange` is nbgrader's exchange root the workspace releases
+    feedback to (the on-submit service, grader/on_submit.py; default: the workspace's own).
     """
 
     def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, cell_timeout: int = None, workers: int = None,
-                 db_url: str = None, **limits):
+                 db_url: str = None, exchange: Path = None, **limits):
         prepare_environment()
         unknown = sorted(set(limits) - set(GradingLimits.class_trait_names(config=True)))
         if unknown:
@@ -67,6 +68,8 @@ class Grader:
         self.workspace.mkdir(parents=True, exist_ok=True)
         write_workspace_config(self.workspace, self.source, db_url)
         self.config = workspace_config(self.workspace, self.source, db_url)
+        if exchange is not None:
+            self.config.Exchange.root = str(Path(exchange).resolve())
         for name, value in limits.items():
             setattr(self.config.GradingLimits, name, value)
         self.limits = GradingLimits(config=self.config)

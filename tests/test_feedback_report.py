@@ -110,6 +110,42 @@ def test_every_page_starts_with_what_to_do_and_names_the_mistake(graded):
 
 
 @pytest.mark.slow
+def test_a_page_before_the_deadline_shows_the_visible_tests_and_nothing_a_hidden_test_decides(graded):
+    """The on-submit service's "visible" policy (FeedbackSummary.hidden_results = "withheld")."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from grader.course import SOLUTIONS, workspace_config
+
+    workspace, _ = graded
+    config = workspace_config(workspace, SOLUTIONS)
+    config.FeedbackSummary.hidden_results = "withheld"
+    config.CourseDirectory.feedback_directory = "feedback_withheld"
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    hidden = [nbgrader_meta(c)["grade_id"] for c in source_notebook(ASSIGNMENT).cells if HIDDEN.search(c.source)]
+    for student in CLASS:
+        assert api.generate_feedback(ASSIGNMENT, student)["success"]
+        shown = (workspace / "feedback_withheld" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+        assert scan_page(shown).problems == []
+        text = text_of(shown)
+        assert [grade_id for grade_id in hidden if grade_id in shown] == [], student
+        assert f"{ASSIGNMENT} (Score:" not in text and "What to do next Score:" not in text
+        assert f"{ASSIGNMENT} (visible tests: " in text and "hidden tests after the deadline" in text
+        full = text_of(page(workspace, student))
+        reports = summary.exercise_reports(autograded(workspace, student))
+        for report in reports:
+            visible = [f for f in report.failures if not f.hidden]
+            for failure in visible:
+                assert squeeze(failure.message) in text, f"{student}: {failure.message[:80]} missing"
+            if not visible:  # what the student's own kernel says: passed, and no name
+                assert f"{report.title}: " not in text.split("Fixture")[0]
+        names = re.findall(r"This looks like: ([^(]*)\(", text)
+        assert all(name in full for name in names), (student, names)
+    carol = text_of((workspace / "feedback_withheld" / "carol" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text())
+    assert "This looks like: divide by d_k not its root" in carol  # her visible test names it in her kernel too
+
+
+@pytest.mark.slow
 def test_no_page_shows_hidden_test_code_or_hidden_expected_values(graded):
     workspace, _ = graded
     cells = source_notebook(ASSIGNMENT).cells
