@@ -56,7 +56,7 @@ INBOUND_NAME = re.compile(r"(?P<student>[^+]{1,64})\+(?P<assignment>[^+]{1,128})
 # nbgrader submit writes secrets.token_hex(64); the feedback's file name is made from it.
 SECRET = re.compile(r"[0-9a-f]{32,256}")
 MAX_TREE_ENTRIES = 2_000  # entries of one inbound folder read for its arrival time
-MAX_REFUSED_PER_HOUR = 30  # refused attempts recorded per student and assignment; more are only logged
+MAX_REFUSED_PER_HOUR = 30  # refused attempts recorded per student (any assignment name); more are only logged
 HOUR = datetime.timedelta(hours=1)
 
 ATTEMPTS = Table(
@@ -129,17 +129,26 @@ def arrival(path: Path) -> datetime.datetime:
     """When a submission folder last changed: the newest ctime of it and its entries (never followed), in UTC.
     A user cannot set a ctime back, so a folder filled after a deadline arrives after it. Raises ValueError
     past MAX_TREE_ENTRIES entries."""
-    newest, seen, stack = os.lstat(path).st_ctime, 0, [path]
+    newest, seen = _ctime(path), 0
+    stack = [path] if path.is_dir() and not path.is_symlink() else []
     while stack:
         with os.scandir(stack.pop()) as entries:
             for entry in entries:
                 seen += 1
+                newest = max(newest, entry.stat(follow_symlinks=False).st_ctime)
                 if seen > MAX_TREE_ENTRIES:
                     raise ValueError(f"more than {MAX_TREE_ENTRIES:,} files and folders")
-                newest = max(newest, entry.stat(follow_symlinks=False).st_ctime)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-    return datetime.datetime.fromtimestamp(newest, datetime.timezone.utc).replace(tzinfo=None)
+    return _utc(newest)
+
+
+def _ctime(path: Path) -> float:
+    return os.lstat(path).st_ctime
+
+
+def _utc(seconds: float) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).replace(tzinfo=None)
 
 
 class OnSubmit:
@@ -174,10 +183,13 @@ class OnSubmit:
                     continue
                 self.known.add(entry.name)
                 try:
-                    found.append((arrival(Path(entry.path)) if entry.is_dir(follow_symlinks=False) else self.clock(),
-                                  entry))
-                except (OSError, ValueError) as error:
-                    found.append((self.clock(), entry, f"unreadable: {error}"))
+                    found.append((arrival(Path(entry.path)), entry))
+                except (OSError, ValueError) as error:  # the folder's own change time stands for it
+                    try:
+                        when = _utc(_ctime(Path(entry.path)))
+                    except OSError:
+                        when = self.clock()
+                    found.append((when, entry, f"unreadable: {error}"))
         recorded = 0
         for arrived, entry, *problem in sorted(found, key=lambda item: item[0]):
             recorded += self._record(entry, arrived, problem[0] if problem else "")
@@ -203,7 +215,7 @@ class OnSubmit:
             state, reason = "refused", "not submitted from this student's own account"
         else:
             state, reason = self._limits(student, assignment, arrived)
-        if state == "refused" and self._refused_lately(student, assignment, arrived) >= MAX_REFUSED_PER_HOUR:
+        if state == "refused" and self._refused_lately(student, arrived) >= MAX_REFUSED_PER_HOUR:
             self.log(f"on-submit: {entry.name!r} refused ({reason}); not recorded: over "
                      f"{MAX_REFUSED_PER_HOUR} refused attempts in an hour")
             return 0
@@ -224,11 +236,11 @@ class OnSubmit:
                 select(ATTEMPTS).where((ATTEMPTS.c.student == student) & (ATTEMPTS.c.assignment == assignment)
                                        & (ATTEMPTS.c.state != "refused")).order_by(ATTEMPTS.c.arrived_at)))
 
-    def _refused_lately(self, student: str, assignment: str, arrived) -> int:
+    def _refused_lately(self, student: str, arrived) -> int:
         with self.engine.connect() as connection:
             return len(list(connection.execute(select(ATTEMPTS.c.folder).where(
-                (ATTEMPTS.c.student == student) & (ATTEMPTS.c.assignment == assignment)
-                & (ATTEMPTS.c.state == "refused") & (ATTEMPTS.c.arrived_at > arrived - HOUR)))))
+                (ATTEMPTS.c.student == student) & (ATTEMPTS.c.state == "refused")
+                & (ATTEMPTS.c.arrived_at > arrived - HOUR)))))
 
     def next_allowed(self, student: str, assignment: str) -> tuple:
         """(the earliest time another attempt is accepted, the attempts used in the last hour), from now."""

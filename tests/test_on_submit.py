@@ -229,3 +229,75 @@ def test_a_per_assignment_override_is_checked_like_the_class_default(tmp_path):
     with pytest.raises(CourseError, match="unknown gap; valid: attempts_per_hour, min_gap_minutes"):
         policy.rules("b")
     assert policy.rules("c").before_deadline == "visible"
+
+
+def test_what_a_student_can_put_in_the_inbound_folder_is_refused_or_left_alone(room):
+    """Everything in inbound is the students' own writing: names, links, files, counts and contents."""
+    course = Course(room, min_gap_minutes=0, attempts_per_hour=1, before_deadline="full")
+    inbound = course.exchange / "attention" / "inbound"
+    honest = course.submit("osub_gus", solved)
+    copy = inbound / honest
+    user = "osub_gus"
+    stamp = "2026-01-01 00:00:00.000000 UTC"
+
+    def entry(name, make):
+        path = inbound / name
+        make(path)
+        for folder, dirs, files in os.walk(path) if path.is_dir() and not path.is_symlink() else ():
+            for item in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.lchown(item, *course_ids(user))
+        if path.is_symlink() or path.is_file():
+            os.lchown(path, *course_ids(user))
+        return name
+
+    def like_honest(path, secret=True, extra=None):
+        shutil.copytree(copy, path, symlinks=True)
+        if not secret:
+            (path / "submission_secret.txt").unlink()
+        if extra:
+            extra(path)
+
+    made = {
+        "link": entry(f"{user}+{A}+{stamp}+link", lambda p: p.symlink_to(course.grader.workspace)),
+        "file": entry(f"{user}+{A}+{stamp}+file", lambda p: p.write_text("not a folder")),
+        "many": entry(f"{user}+{A}+{stamp}+many", lambda p: (p.mkdir(), [
+            (p / f"f{i}").touch() for i in range(2_100)])),
+        "no_secret": entry(f"{user}+{A}+{stamp}+nosecret", lambda p: like_honest(p, secret=False)),
+        "other_assignment": entry(f"{user}+99_none+{stamp}+x", like_honest),
+    }
+    spam = [entry(f"{user}+{A}+{stamp}+s{i}", like_honest) for i in range(40)]
+    course.home("osub_hal")
+    user = "osub_hal"  # a first attempt not made by nbgrader submit, with a link to the solutions beside it
+    unsigned = entry(f"{user}+{A}+{stamp}+nosecret", lambda p: like_honest(p, secret=False, extra=lambda q: (
+        q / "solution.txt").symlink_to(FIXTURE_SOURCE / A / NOTEBOOK)))
+    left_alone = [entry(name, like_honest) for name in (f"..+{A}+{stamp}+x", f"{user}+{A}+{stamp}", "a b+c+d+e",
+                                                         f"{'x' * 70}+{A}+{stamp}+y")]
+    service = course.service()
+
+    graded = service.poll()
+    recorded = rows(service)
+
+    # the honest attempt arrived first: graded, and it uses up the hour's one attempt
+    assert [(r.student, r.score) for r in graded] == [("osub_gus", 5.0)] and recorded[honest].state == "graded"
+    # the policy's limit is checked only after the attempt is a real one: the first two below are refused as such
+    assert recorded[made["link"]].reason == "not a folder (nbgrader submit makes a folder)"
+    assert recorded[made["file"]].reason == "not a folder (nbgrader submit makes a folder)"
+    assert "more than 2,000 files and folders" in recorded[made["many"]].reason
+    assert recorded[made["other_assignment"]].reason == "this course has no assignment '99_none'"
+    assert all(recorded[name].state == "refused" for name in [*made.values(), *spam] if name in recorded)
+    assert recorded[unsigned].reason == ("not made by nbgrader submit (its submission_secret.txt is missing or "
+                                         "malformed)")
+    refused = [name for name, row in recorded.items() if row.state == "refused"]
+    assert len([name for name in refused if name.startswith("osub_gus+")]) == 30, "capped per student and hour"
+    assert not any(name in recorded for name in left_alone)
+    # the grader's copy carries the arrival time, not the student's timestamp.txt
+    taken = (service.copies / honest / A / "timestamp.txt").read_text()
+    assert taken == recorded[honest].arrived_at.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    assert not any(path.is_symlink() for path in service.copies.rglob("*"))
+
+
+def course_ids(user: str) -> tuple:
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    return entry.pw_uid, entry.pw_gid
