@@ -95,6 +95,9 @@ def main(argv=None) -> int:
     parser.add_argument("--prefix", default="course-",
                         help="Unix user names are <prefix>instructor, <prefix>student1, ... (default course-)")
     parser.add_argument("--exchange", type=Path, default=None, help="the nbgrader exchange (default STATE/exchange)")
+    parser.add_argument("--on-submit", action="store_true",
+                        help="grade each submission as it arrives and release its feedback (a hub service; its "
+                             "rules: c.SubmitPolicy in the course's nbgrader_config.py, grader/on_submit.py)")
     args = parser.parse_args(argv)
     found = problems()
     if found:
@@ -113,7 +116,8 @@ def main(argv=None) -> int:
                      port=port, hub_port=free_port(), proxy_api_port=free_port(),
                      exchange=(args.exchange or state / "exchange").resolve(),
                      passwords=dict(previous.passwords) if previous else {},
-                     api_token=previous.api_token if previous else "")
+                     api_token=previous.api_token if previous else "",
+                     on_submit_port=free_port() if args.on_submit else 0)
     for note in prepare(room):
         print(f"note: {note}")
 

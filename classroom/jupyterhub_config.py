@@ -44,6 +44,29 @@ c.JupyterHub.load_roles = [{
     "services": ["classroom-admin"],
 }]
 
+# Feedback on submit (python -m classroom --on-submit): a managed service that runs as the instructor in the
+# course directory, grades each submission as it arrives and serves each person's status page.
+if room.on_submit_port:
+    c.JupyterHub.services.append({
+        "name": "on-submit",
+        "display": True,
+        "oauth_no_confirm": True,
+        "url": f"http://127.0.0.1:{room.on_submit_port}",
+        "user": room.instructor,
+        "cwd": str(room.course_dir),
+        "command": [room.python, "-m", "classroom.on_submit_service", "--course-dir", str(room.course_dir),
+                    "--exchange", str(room.exchange), "--instructor", room.instructor],
+        "environment": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                        "PATH": f"{Path(room.python).parent}:/usr/local/bin:/usr/bin:/bin",
+                        "HOME": str(room.home(room.instructor))},
+    })
+    c.JupyterHub.load_roles.append({
+        "name": "on-submit-users",
+        "description": "Open the on-submit service's status page",
+        "scopes": ["self", "access:services!service=on-submit"],
+        "groups": [f"nbgrader-{COURSE_ID}", f"formgrade-{COURSE_ID}"],
+    })
+
 # Every person's server runs as their own Unix user (see classroom/layout.py for why).
 c.JupyterHub.spawner_class = "localprocess"
 venv_bin = str(Path(room.python).parent)

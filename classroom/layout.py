@@ -59,6 +59,7 @@ class Classroom:
     api_token: str = ""
     course_id: str = COURSE_ID
     python: str = sys.executable
+    on_submit_port: int = 0  # the on-submit service's port (classroom/on_submit_service.py); 0: not run
 
     @property
     def users(self) -> list:

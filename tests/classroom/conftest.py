@@ -17,11 +17,12 @@ def _needs_classroom():
 
 @pytest.fixture
 def start_classroom():
-    """start_classroom(prefix, students) -> a RunningClassroom; stopped (Ctrl-C) and removed after the test."""
+    """start_classroom(prefix, students, options) -> a RunningClassroom (options: more `python -m classroom`
+    flags); stopped (Ctrl-C) and removed after the test."""
     started = []
 
-    def start(prefix: str, students: int):
-        room = RunningClassroom(prefix, students)
+    def start(prefix: str, students: int, options=()):
+        room = RunningClassroom(prefix, students, options)
         started.append(room)
         return room
 

@@ -65,7 +65,7 @@ def request(url: str, token: str = None, method: str = "GET", body=None, timeout
 class RunningClassroom:
     """python -m classroom in a subprocess, plus helpers for its hub API."""
 
-    def __init__(self, prefix: str, students: int):
+    def __init__(self, prefix: str, students: int, options=()):
         self.folder = Path(tempfile.mkdtemp(prefix=f"classroom-{prefix}", dir="/tmp"))
         self.folder.chmod(0o755)
         self.state = self.folder / "state"
@@ -75,7 +75,7 @@ class RunningClassroom:
         started = time.monotonic()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "classroom", "--state", str(self.state), "--port", "0",
-             "--students", str(students), "--prefix", prefix],
+             "--students", str(students), "--prefix", prefix, *options],
             cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         self.room = None
         self._tokens = {}
