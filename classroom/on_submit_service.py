@@ -96,7 +96,7 @@ def grade_forever(service: OnSubmit, stop: threading.Event):
     """The grading loop: a failure is logged and the loop goes on (a broken submission stops no other)."""
     while not stop.is_set():
         try:
-            service.poll()
+            service.poll(wait=False)
         except Exception:  # noqa: BLE001 (logged; the next poll tries again)
             service.log("on-submit: poll failed:\n" + traceback.format_exc()[-3000:])
         stop.wait(service.policy.poll_seconds)
@@ -128,6 +128,7 @@ def main(argv=None) -> int:
         asyncio.get_event_loop().run_forever()
     finally:
         stop.set()
+        service.close()
     return 0
 
 

@@ -33,6 +33,8 @@ import re
 import shutil
 import sys
 import time
+from concurrent import futures
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +48,9 @@ from traitlets.config import Configurable
 
 from grader import student_ids
 from grader.course import CourseError, check_assignments
-from grader.grading import Grader
+from grader.grading import Grader, _worker_grade, _worker_name_mistakes
 from grader.intake import take_submission
-from grader.ledger import class_lock, engine_for, metadata, now, pack, read_pages, unpack
+from grader.ledger import class_lock, engine_for, grader_id, metadata, now, pack, read_pages, unpack
 
 # nbgrader submit's folder name: <student>+<assignment>+<timestamp>+<random> (0.9's add_random_string).
 INBOUND_NAME = re.compile(r"(?P<student>[^+]{1,64})\+(?P<assignment>[^+]{1,128})\+(?P<timestamp>[^+]{1,64})"
@@ -65,7 +67,7 @@ ATTEMPTS = Table(
     Column("student", String(128), nullable=False, index=True),
     Column("assignment", String(128), nullable=False),
     Column("arrived_at", DateTime, nullable=False),
-    Column("state", String(16), nullable=False),  # waiting, grading, graded, refused
+    Column("state", String(16), nullable=False),  # waiting, grading, graded, refused, failed
     Column("reason", Text),  # why refused, or what grading said
     Column("score", Float), Column("max_score", Float),
     Column("pages", LargeBinary),  # the whole feedback pages (ledger.pack)
@@ -168,6 +170,8 @@ class OnSubmit:
         for name in self.assignments:
             self.grader.generate(name)
         self._api_visible = None
+        self._resumed = False
+        self.pool, self.running, self.named = None, {}, {}  # the graders' pool, its jobs, catalogues asked for
 
     # -- finding attempts ---------------------------------------------------------------------------
     def discover(self) -> int:
@@ -267,20 +271,22 @@ class OnSubmit:
         return "refused", f"over the limit of {why}; the next is accepted from {allowed:%Y-%m-%d %H:%M:%S} UTC"
 
     # -- grading ------------------------------------------------------------------------------------
-    def grade_waiting(self) -> list:
-        """Grade the waiting attempts, the oldest of each student's assignment first (workers at once);
-        returns the Results."""
-        with self.engine.begin() as connection:  # a service killed while grading: those wait again
-            if not getattr(self, "_resumed", False):
+    def grade_waiting(self, wait: bool = True) -> list:
+        """Start grading the waiting attempts, the oldest of each student's assignment first, one per student
+        and assignment at a time, `workers` at once (a pool of graders kept between polls, so no attempt
+        waits for another's batch); each is released as soon as it is graded. With `wait`, return when all
+        started ones are done. Returns the Results finished in this call."""
+        with self.engine.begin() as connection:
+            if not self._resumed:  # a service killed while grading: those wait again
                 connection.execute(ATTEMPTS.update().where(ATTEMPTS.c.state == "grading").values(state="waiting"))
                 self._resumed = True
             rows = list(connection.execute(select(ATTEMPTS).where(ATTEMPTS.c.state == "waiting")
                                            .order_by(ATTEMPTS.c.arrived_at)))
-        batch = {}
+        busy = {(row.student, row.assignment) for row in self.running.values()}
+        finished = []
         for row in rows:
-            batch.setdefault((row.student, row.assignment), row)
-        taken = []
-        for (student, assignment), row in batch.items():
+            if (row.student, row.assignment) in busy:
+                continue
             with self.engine.begin() as connection:
                 claimed = connection.execute(ATTEMPTS.update().where(
                     (ATTEMPTS.c.folder == row.folder) & (ATTEMPTS.c.state == "waiting")).values(state="grading"))
@@ -290,21 +296,58 @@ class OnSubmit:
             if problem:
                 self._set(row.folder, state="refused", reason=problem)
                 continue
-            taken.append(row)
-        if not taken:
-            return []
-        results = self.grader.grade_pairs([(row.student, row.assignment) for row in taken], progress=False,
-                                          feedback=True, regrade=True)
-        by_pair = {(result.student, result.assignment): result for result in results}
-        for row in taken:
-            result = by_pair[row.student, row.assignment]
-            folder = self.grader.workspace / "feedback" / row.student / row.assignment
-            pages = read_pages(folder, ".html", sorted(p.stem for p in folder.glob("*.html")))
-            self._set(row.folder, state="graded", score=result.score, max_score=result.max_score,
-                      reason=result.error or "", pages=pack(pages), graded_at=self.clock())
-            self._release(row.folder, row.student, row.assignment)
-            self._keep_counted_in_gradebook(row.student, row.assignment, graded=row.folder)
-        return results
+            busy.add((row.student, row.assignment))
+            if self.grader.workers <= 1:
+                [result] = self.grader.grade_pairs([(row.student, row.assignment)], progress=False, regrade=True)
+                finished.append(self._graded(row, result))
+                continue
+            if self.pool is None:
+                self.pool = self.grader._pool()
+            if row.assignment not in self.named:  # its catalogue first, as grade_pairs does
+                self.named[row.assignment] = self.pool.submit(_worker_name_mistakes, row.assignment)
+            job = (row.student, row.assignment, True, "", "", f"on-submit {grader_id()}")
+            self.running[self.pool.submit(_worker_grade, *job)] = row
+        while self.running:
+            done, _ = futures.wait(list(self.running), timeout=None if wait else 0,
+                                   return_when=futures.FIRST_COMPLETED)
+            for future in done:
+                row = self.running.pop(future)
+                try:
+                    result = future.result()
+                except Exception as error:  # noqa: BLE001 (a grader process died: this attempt fails, others go on)
+                    self._set(row.folder, state="failed", reason=f"grading failed: {type(error).__name__}")
+                    self.log(f"on-submit: {row.folder}: grading failed: {error!r}"[:1000])
+                    if isinstance(error, BrokenProcessPool):
+                        self._restart_pool()
+                    continue
+                finished.append(self._graded(row, result))
+            if not wait:
+                break
+        return finished
+
+    def _restart_pool(self):
+        """After a grader process died: the jobs still in the broken pool wait again, in a new pool."""
+        for future, row in list(self.running.items()):
+            self._set(row.folder, state="waiting")
+            self.running.pop(future)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool, self.named = None, {}
+
+    def _graded(self, row, result):
+        """Record a graded attempt, release what the policy allows, keep the counted one in the gradebook."""
+        folder = self.grader.workspace / "feedback" / row.student / row.assignment
+        pages = read_pages(folder, ".html", sorted(p.stem for p in folder.glob("*.html")))
+        self._set(row.folder, state="graded", score=result.score, max_score=result.max_score,
+                  reason=result.error or "", pages=pack(pages), graded_at=self.clock())
+        self._release(row.folder, row.student, row.assignment)
+        self._keep_counted_in_gradebook(row.student, row.assignment, graded=row.folder)
+        return result
+
+    def close(self):
+        """Stop the pool of graders (after the grading under way)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
 
     def _take(self, row) -> str:
         """Copy the attempt with grader.intake into submitted/ (and keep a copy); '' or why it cannot be graded."""
@@ -388,8 +431,7 @@ class OnSubmit:
         target.mkdir(parents=True)
         for name in ("timestamp.txt", "submission_secret.txt"):
             shutil.copy(self.copies / folder / assignment / name, target / name)
-        if kind == "visible":
-            self._place(folder, student, assignment)  # autograded/ is that attempt's (the last graded)
+        if kind == "visible":  # autograded/ holds this attempt: it was graded last
             self._visible_api().generate_feedback(assignment, student, force=True)
             for name in ("timestamp.txt", "submission_secret.txt"):  # generate_feedback starts the folder anew
                 shutil.copy(self.copies / folder / assignment / name, target / name)
@@ -422,9 +464,9 @@ class OnSubmit:
         return released
 
     # -- the loop -----------------------------------------------------------------------------------
-    def poll(self) -> list:
+    def poll(self, wait: bool = True) -> list:
         self.discover()
-        results = self.grade_waiting()
+        results = self.grade_waiting(wait)
         self.release_after_deadlines()
         return results
 
@@ -476,11 +518,14 @@ def main(argv=None) -> int:
                         exchange=args.exchange)
         lock = single_service(grader.workspace)  # noqa: F841 (held until the process ends)
         service = OnSubmit(grader, args.exchange)
-        while True:
-            service.poll()
-            if args.once:
-                return 0
-            time.sleep(service.policy.poll_seconds)
+        try:
+            while True:
+                service.poll(wait=args.once)
+                if args.once:
+                    return 0
+                time.sleep(service.policy.poll_seconds)
+        finally:
+            service.close()
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

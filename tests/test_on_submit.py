@@ -4,21 +4,15 @@ course's sandboxed pipeline, and the gradebook, the released pages and the refus
 import datetime
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
+import time
 
-import nbformat
 import pytest
-from nbgrader.api import Gradebook
 
-from classroom.layout import ensure_user, let_users_run_python
-from grader.grading import Grader
 from grader.ledger import now
 from grader.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, arrival
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta
+from tests.exchange_class import ExchangeCourse, shared_folder, user_ids
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="students are Unix users: run as root")]
 
@@ -29,82 +23,10 @@ MEAN_OF_THREE = "def mean_of(values):\n    return math.fsum(values) / 3\n"
 HIDDEN_FAILURE = "mean_of"  # the hidden test cell's grade_id starts with it
 
 
-class Course:
-    """A course workspace, an exchange and the students' homes, in `root`."""
-
-    def __init__(self, root, **policy):
-        self.root = root
-        self.exchange = root / "exchange"
-        self.exchange.mkdir()
-        self.exchange.chmod(0o1777)
-        root.chmod(0o755)
-        let_users_run_python()
-        self.grader = Grader(root / "service", source=FIXTURE_SOURCE, workers=1, exchange=self.exchange)
-        self.grader.generate(A)
-        run = self.nbgrader(["release_assignment", A, "--force"], self.grader.workspace)
-        assert run.returncode == 0, run.stderr[-2000:]
-        self.policy = SubmitPolicy(config=self.grader.config, **policy)
-
-    def service(self, **kwargs) -> OnSubmit:
-        return OnSubmit(self.grader, self.exchange, self.policy, log=lambda message: None, **kwargs)
-
-    def nbgrader(self, args, cwd, user=None):
-        flags = [f"--Exchange.root={self.exchange}", "--CourseDirectory.course_id=attention"]
-        command = [sys.executable, "-m", "nbgrader", *args, *flags]
-        env = dict(os.environ)
-        if user:
-            command = ["runuser", "-u", user, "--", "env", f"HOME={cwd}", f"JUPYTER_CONFIG_PATH={cwd}", *command]
-        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
-
-    def home(self, user: str):
-        home = self.root / "homes" / user
-        home.parent.mkdir(exist_ok=True)
-        home.parent.chmod(0o755)
-        ensure_user(user, home)
-        return home
-
-    def submit(self, user: str, answer) -> str:
-        """`user` fetches the assignment (once), writes `answer(released, source)` and submits; returns the
-        inbound folder's name."""
-        home = self.home(user)
-        if not (home / A).exists():
-            run = self.nbgrader(["fetch_assignment", A], home, user)
-            assert run.returncode == 0, run.stderr[-2000:]
-        released = nbformat.read(home / A / NOTEBOOK, as_version=4)
-        source = nbformat.read(FIXTURE_SOURCE / A / NOTEBOOK, as_version=4)
-        path = home / A / NOTEBOOK
-        nbformat.write(answer(released, source), path)
-        shutil.chown(path, user, user)
-        inbound = self.exchange / "attention" / "inbound"
-        before = set(os.listdir(inbound))
-        run = self.nbgrader(["submit", A], home, user)
-        assert run.returncode == 0, run.stderr[-2000:]
-        [folder] = set(os.listdir(inbound)) - before
-        return folder
-
-    def fetch_feedback(self, user: str) -> list:
-        """The feedback pages `user`'s own `nbgrader fetch_feedback` brings, newest attempt last."""
-        home = self.root / "homes" / user
-        run = self.nbgrader(["fetch_feedback", A], home, user)
-        assert run.returncode == 0, run.stderr[-2000:]
-        return [path.read_text() for path in sorted((home / A / "feedback").glob(f"*/{A}.html"))]
-
-    def gradebook_score(self, student: str) -> float:
-        with Gradebook(self.grader.db_url) as gradebook:
-            return gradebook.find_submission(A, student).score
-
-    def set_deadline(self, when):
-        with Gradebook(self.grader.db_url) as gradebook:
-            gradebook.update_or_create_assignment(A, duedate=when)
-
-
 @pytest.fixture
 def room():
-    """A folder the students' users may cross (pytest's own tmp_path is root's alone)."""
-    root = Path(tempfile.mkdtemp(prefix="on-submit-", dir="/tmp"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    with shared_folder("on-submit-") as root:
+        yield root
 
 
 def solved(released, source):
@@ -123,7 +45,7 @@ def rows(service: OnSubmit) -> dict:
 
 
 def test_before_the_deadline_the_page_shows_the_visible_tests_after_it_the_whole_page(room):
-    course = Course(room, before_deadline="visible")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, before_deadline="visible")
     course.set_deadline(now() + datetime.timedelta(days=1))
     folder = course.submit("osub_ada", mean_of_three)
     service = course.service()
@@ -148,7 +70,7 @@ def test_before_the_deadline_the_page_shows_the_visible_tests_after_it_the_whole
 
 
 def test_limits_refuse_an_attempt_too_soon_and_the_next_time_is_told(room):
-    course = Course(room, min_gap_minutes=10, before_deadline="full")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, min_gap_minutes=10, before_deadline="full")
     first = course.submit("osub_bea", mean_of_three)
     service = course.service()
     service.poll()
@@ -165,7 +87,7 @@ def test_limits_refuse_an_attempt_too_soon_and_the_next_time_is_told(room):
 
 
 def test_attempts_per_hour_count_accepted_attempts_only(room):
-    course = Course(room, min_gap_minutes=0, attempts_per_hour=2, before_deadline="none")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, min_gap_minutes=0, attempts_per_hour=2, before_deadline="none")
     folders = [course.submit("osub_cy", mean_of_three) for _ in range(3)]
     service = course.service()
 
@@ -181,7 +103,7 @@ def test_attempts_per_hour_count_accepted_attempts_only(room):
 
 
 def test_a_folder_named_for_another_student_is_refused_and_nothing_is_graded_twice(room):
-    course = Course(room, before_deadline="full")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, before_deadline="full")
     own = course.submit("osub_dan", solved)
     forged = course.submit("osub_eve", mean_of_three)
     _, rest = forged.split("+", 1)
@@ -200,7 +122,7 @@ def test_a_folder_named_for_another_student_is_refused_and_nothing_is_graded_twi
 
 
 def test_the_best_attempt_counts_and_stays_in_the_gradebook(room):
-    course = Course(room, min_gap_minutes=0, counted="best", before_deadline="full")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, min_gap_minutes=0, counted="best", before_deadline="full")
     good = course.submit("osub_fay", solved)
     service = course.service()
     service.poll()
@@ -233,7 +155,7 @@ def test_a_per_assignment_override_is_checked_like_the_class_default(tmp_path):
 
 def test_what_a_student_can_put_in_the_inbound_folder_is_refused_or_left_alone(room):
     """Everything in inbound is the students' own writing: names, links, files, counts and contents."""
-    course = Course(room, min_gap_minutes=0, attempts_per_hour=1, before_deadline="full")
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, min_gap_minutes=0, attempts_per_hour=1, before_deadline="full")
     inbound = course.exchange / "attention" / "inbound"
     honest = course.submit("osub_gus", solved)
     copy = inbound / honest
@@ -245,9 +167,9 @@ def test_what_a_student_can_put_in_the_inbound_folder_is_refused_or_left_alone(r
         make(path)
         for folder, dirs, files in os.walk(path) if path.is_dir() and not path.is_symlink() else ():
             for item in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
-                os.lchown(item, *course_ids(user))
+                os.lchown(item, *user_ids(user))
         if path.is_symlink() or path.is_file():
-            os.lchown(path, *course_ids(user))
+            os.lchown(path, *user_ids(user))
         return name
 
     def like_honest(path, secret=True, extra=None):
@@ -296,8 +218,21 @@ def test_what_a_student_can_put_in_the_inbound_folder_is_refused_or_left_alone(r
     assert not any(path.is_symlink() for path in service.copies.rglob("*"))
 
 
-def course_ids(user: str) -> tuple:
-    import pwd
 
-    entry = pwd.getpwnam(user)
-    return entry.pw_uid, entry.pw_gid
+
+def test_with_two_workers_attempts_are_graded_side_by_side_and_each_released(room):
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, workers=2, before_deadline="full")
+    users = ("osub_ivy", "osub_jon")
+    folders = [course.submit(user, solved) for user in users]
+    service = course.service()
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and {rows(service).get(f, None) and rows(service)[f].state
+                                               for f in folders} != {"graded"}:
+            service.poll(wait=False)  # as the hub's service polls: never blocked by a grading under way
+            time.sleep(0.5)
+    finally:
+        service.close()
+    assert [(rows(service)[f].state, rows(service)[f].released) for f in folders] == [("graded", "full")] * 2
+    assert [len(course.fetch_feedback(user)) for user in users] == [1, 1]
+    assert [course.gradebook_score(user) for user in users] == [5.0, 5.0]
