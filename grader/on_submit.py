@@ -156,8 +156,11 @@ def _utc(seconds: float) -> datetime.datetime:
 class OnSubmit:
     """The service's work on one course: find attempts, grade them, release what the policy allows."""
 
-    def __init__(self, grader: Grader, exchange: Path, policy: SubmitPolicy = None, clock=now, log=None):
+    def __init__(self, grader: Grader, exchange: Path, policy: SubmitPolicy = None, clock=now, log=None,
+                 outbox=None):
+        """`outbox`: a grader.lms_outbox.Outbox that takes each counted score once the student may see it."""
         self.grader, self.policy, self.clock = grader, policy or SubmitPolicy(config=grader.config), clock
+        self.outbox = outbox
         self.course_id = grader.config.CourseDirectory.course_id
         self.inbound = Path(exchange) / self.course_id / "inbound"
         self.copies = grader.workspace / "attempts"  # each accepted attempt as taken, for regrades and release
@@ -341,6 +344,7 @@ class OnSubmit:
                   reason=result.error or "", pages=pack(pages), graded_at=self.clock())
         self._release(row.folder, row.student, row.assignment)
         self._keep_counted_in_gradebook(row.student, row.assignment, graded=row.folder)
+        self._send_counted(row.student, row.assignment)
         return result
 
     def close(self):
@@ -460,14 +464,27 @@ class OnSubmit:
         for row in rows:
             if not self._before_deadline(row.assignment):
                 self._release(row.folder, row.student, row.assignment)
+                self._send_counted(row.student, row.assignment)
                 released += 1
         return released
+
+    def _send_counted(self, student: str, assignment: str):
+        """The counted score to the LMS's outbox, once the student may see it: never a hidden test's result early."""
+        if self.outbox is None:
+            return
+        if self._before_deadline(assignment) and self.policy.rules(assignment).before_deadline != "full":
+            return
+        counted = self.counted(student, assignment)
+        if counted is not None and counted.graded_at is not None:
+            self.outbox.put(student, assignment, counted.score or 0.0, counted.max_score or 0.0, counted.graded_at)
 
     # -- the loop -----------------------------------------------------------------------------------
     def poll(self, wait: bool = True) -> list:
         self.discover()
         results = self.grade_waiting(wait)
         self.release_after_deadlines()
+        if self.outbox is not None:
+            self.outbox.post_due()
         return results
 
     def status(self, student: str) -> list:
