@@ -98,7 +98,20 @@ def main(argv=None) -> int:
     parser.add_argument("--on-submit", action="store_true",
                         help="grade each submission as it arrives and release its feedback (a hub service; its "
                              "rules: c.SubmitPolicy in the course's nbgrader_config.py, grader/on_submit.py)")
+    parser.add_argument("--lti", type=Path, default=None, metavar="FOLDER",
+                        help="sign in from the LMS with LTI 1.3 and send scores back (needs --on-submit): FOLDER holds "
+                             "lti.json and the tool's keys (python -m grader.lti_registration; docs/lms.md)")
     args = parser.parse_args(argv)
+    if args.lti is not None:
+        from grader.lti_registration import LtiRegistration
+        try:
+            LtiRegistration.load(args.lti)
+        except ValueError as error:
+            print(f"error: --lti: {error}", file=sys.stderr)
+            return 2
+        if not args.on_submit:
+            print("error: --lti sends scores back from the on-submit service: add --on-submit", file=sys.stderr)
+            return 2
     found = problems()
     if found:
         print("error: cannot start the classroom:\n  " + "\n  ".join(found), file=sys.stderr)
@@ -117,12 +130,14 @@ def main(argv=None) -> int:
                      exchange=(args.exchange or state / "exchange").resolve(),
                      passwords=dict(previous.passwords) if previous else {},
                      api_token=previous.api_token if previous else "",
+                     crypt_key=previous.crypt_key if previous else "",
+                     lti_dir=str(args.lti.resolve()) if args.lti else "",
                      on_submit_port=free_port() if args.on_submit else 0)
     for note in prepare(room):
         print(f"note: {note}")
 
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_CONFIG_PATH", "JUPYTER_CONFIG_DIR")}
-    env.update(CLASSROOM_STATE=str(state), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    env.update(CLASSROOM_STATE=str(state), JUPYTERHUB_CRYPT_KEY=room.crypt_key, PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
     become_subreaper()
     log_path = state / "hub" / "jupyterhub.log"
     log = open(log_path, "a")

@@ -1,5 +1,6 @@
 # JupyterHub configuration of the local classroom. `python -m classroom` prepares the state folder
 # (classroom/layout.py) and runs `jupyterhub -f classroom/jupyterhub_config.py` with CLASSROOM_STATE set.
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from classroom.layout import CHP, COURSE_ID, Classroom  # noqa: E402
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 room = Classroom.load(Path(os.environ["CLASSROOM_STATE"]))
 hub_state = room.state / "hub"
+config_dir = room.state / "config"
 
 # Localhost only: the public proxy port, the hub behind it and the proxy's API.
 c.JupyterHub.bind_url = room.url
@@ -44,6 +46,42 @@ c.JupyterHub.load_roles = [{
     "services": ["classroom-admin"],
 }]
 
+# Sign-in from the LMS (python -m classroom --lti FOLDER): LTI 1.3, checked against the course's registration
+# (classroom/lti_auth.py); the roster stays the hub's allowed users, and its instructor the only one a launch
+# may make an instructor.
+if room.lti_dir:
+    from classroom.lti_auth import ClassroomLTIAuthenticator  # noqa: E402
+    from grader.course import assignments as course_assignments  # noqa: E402
+    from grader.lti_registration import LtiRegistration  # noqa: E402
+
+    registration = LtiRegistration.load(room.lti_dir)
+    c.JupyterHub.authenticator_class = ClassroomLTIAuthenticator
+    c.ClassroomLTIAuthenticator.registration_dir = room.lti_dir
+    c.ClassroomLTIAuthenticator.issuer = registration.issuer
+    c.ClassroomLTIAuthenticator.client_id = {registration.client_id}
+    c.ClassroomLTIAuthenticator.authorize_url = registration.authorize_url
+    c.ClassroomLTIAuthenticator.jwks_endpoint = registration.jwks_url
+    c.ClassroomLTIAuthenticator.username_key = registration.username_claim
+    c.ClassroomLTIAuthenticator.instructors = {room.instructor}
+    c.ClassroomLTIAuthenticator.assignments = course_assignments()
+    c.Authenticator.enable_auth_state = True  # the launch's claims, for the score poster (JUPYTERHUB_CRYPT_KEY)
+
+    async def open_launched_assignment(authenticator, handler, authentication):
+        """Fetch the assignment the link names into the student's home, as the student, once it is released."""
+        name = authentication["name"]
+        assignment = authenticator.assignment_of(authentication.get("auth_state") or {})
+        if assignment and name in room.students and not (room.home(name) / assignment).exists() and \
+                (room.exchange / room.course_id / "outbound" / assignment).is_dir():
+            paths = os.pathsep.join(str(config_dir / part) for part in ("students", "common"))
+            fetch = await asyncio.create_subprocess_exec(
+                "runuser", "-u", name, "--", "env", f"HOME={room.home(name)}", f"JUPYTER_CONFIG_PATH={paths}",
+                room.python, "-m", "nbgrader", "fetch_assignment", assignment, cwd=str(room.home(name)),
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            await fetch.wait()
+        return authentication
+
+    c.Authenticator.post_auth_hook = open_launched_assignment
+
 # Feedback on submit (python -m classroom --on-submit): a managed service that runs as the instructor in the
 # course directory, grades each submission as it arrives and serves each person's status page.
 if room.on_submit_port:
@@ -55,10 +93,17 @@ if room.on_submit_port:
         "user": room.instructor,
         "cwd": str(room.course_dir),
         "command": [room.python, "-m", "classroom.on_submit_service", "--course-dir", str(room.course_dir),
-                    "--exchange", str(room.exchange), "--instructor", room.instructor],
+                    "--exchange", str(room.exchange), "--instructor", room.instructor,
+                    *(["--lti", room.lti_dir] if room.lti_dir else [])],
         "environment": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent),
                         "PATH": f"{Path(room.python).parent}:/usr/local/bin:/usr/bin:/bin",
                         "HOME": str(room.home(room.instructor))},
+    })
+    c.JupyterHub.load_roles.append({  # the launch claims of each user, for the score poster
+        "name": "on-submit",
+        "description": "Read each user's LMS launch claims (auth_state)",
+        "scopes": ["read:users", "admin:auth_state"],
+        "services": ["on-submit"],
     })
     c.JupyterHub.load_roles.append({
         "name": "on-submit-users",
@@ -83,7 +128,6 @@ c.Spawner.environment = {
     "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
-config_dir = room.state / "config"
 
 
 def per_role_config(spawner):

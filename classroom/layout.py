@@ -60,6 +60,8 @@ class Classroom:
     course_id: str = COURSE_ID
     python: str = sys.executable
     on_submit_port: int = 0  # the on-submit service's port (classroom/on_submit_service.py); 0: not run
+    lti_dir: str = ""  # the course's LTI 1.3 registration (grader/lti_registration.py); "": password sign-in
+    crypt_key: str = ""  # JUPYTERHUB_CRYPT_KEY: the hub keeps each LTI user's launch claims encrypted
 
     @property
     def users(self) -> list:
@@ -232,6 +234,11 @@ def prepare(room: Classroom) -> list:
         ensure_user(user, room.home(user))
         room.passwords.setdefault(user, secrets.token_urlsafe(9))
     room.api_token = room.api_token or secrets.token_hex(32)
+    room.crypt_key = room.crypt_key or secrets.token_hex(32)
+    if room.lti_dir:  # the score poster runs as the instructor and signs with the tool's private key
+        lti = Path(room.lti_dir)
+        lti.chmod(0o700)
+        chown_tree(lti, room.instructor)
     # The exchange: everyone may create entries, nobody may remove another's (sticky), as nbgrader requires.
     room.exchange.mkdir(parents=True, exist_ok=True)
     room.exchange.chmod(0o1777)

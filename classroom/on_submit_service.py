@@ -10,10 +10,13 @@ queue. The rules are SubmitPolicy's in the course's own nbgrader_config.py (grad
 import argparse
 import asyncio
 import html
+import json
 import os
 import sys
 import threading
 import traceback
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
@@ -23,6 +26,8 @@ from tornado.httpserver import HTTPServer
 from traitlets.config.loader import PyFileConfigLoader
 
 from grader.grading import Grader
+from grader.lms_outbox import Outbox
+from grader.lti_registration import LtiRegistration
 from grader.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, single_service
 
 PREFIX = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/on-submit/")
@@ -34,11 +39,18 @@ FEEDBACK_WORDS = {"full": "the whole page (score, hidden tests, named mistakes)"
 def course_policy(course_dir: Path) -> SubmitPolicy:
     """SubmitPolicy as the course's nbgrader_config.py sets it (c.SubmitPolicy...)."""
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
-    return SubmitPolicy(config=config)
+    policy = SubmitPolicy(config=config)
+    for assignment in policy.assignments:  # an override's typo is found now, with the names it may use
+        policy.rules(assignment)
+    return policy
 
 
 def when(moment) -> str:
     return "none" if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+def next_time(allowed, moment) -> str:
+    return "now" if allowed <= moment else f"from {when(allowed)}"
 
 
 def score_text(score, max_score) -> str:
@@ -56,30 +68,45 @@ class StatusPage(HubOAuthenticated, web.RequestHandler):
         parts = [f"<h1>Feedback on submit</h1><p>Signed in as <strong>{e(user)}</strong>. After you submit from "
                  "the Assignments tab, your attempt is graded here; open the Assignments tab again and choose "
                  "<em>Fetch Feedback</em> to read its page in JupyterLab.</p>"]
-        for item in self.service.status(user):
-            rules = item["rules"]
-            parts.append(
-                f"<h2>{e(item['assignment'])}</h2><ul>"
-                f"<li>Due: {e(when(item['deadline']))}</li>"
-                f"<li>Feedback before the due date: {e(FEEDBACK_WORDS[rules.before_deadline])}</li>"
-                f"<li>Attempts: {item['used_this_hour']} of {rules.attempts_per_hour} in the last hour; at most one "
-                f"every {rules.min_gap_minutes:g} minutes; the {e(rules.counted)} attempt counts</li>"
-                f"<li>Your next attempt is accepted from: <strong>{e(when(item['next_allowed']))}</strong></li></ul>")
-            rows = "".join(
-                f"<tr><td>{e(when(a['arrived_at']))}</td><td>{e(a['state'])}</td>"
-                f"<td>{score_text(a['score'], a['max_score'])}</td>"
-                f"<td>{'counts' if a['counted'] else ''}</td><td>{e(a['reason'])}</td></tr>"
-                for a in item["attempts"])
-            if rows:
-                parts.append("<table><tr><th>arrived</th><th>state</th><th>score</th><th></th><th>note</th></tr>"
-                             f"{rows}</table>")
         if user in self.instructors:
             parts.append(self.queue_html())
+        else:
+            for item in self.service.status(user):
+                rules = item["rules"]
+                parts.append(
+                    f"<h2>{e(item['assignment'])}</h2><ul>"
+                    f"<li>Due: {e(when(item['deadline']))}</li>"
+                    f"<li>Feedback before the due date: {e(FEEDBACK_WORDS[rules.before_deadline])}</li>"
+                    f"<li>Attempts: {item['used_this_hour']} of {rules.attempts_per_hour} in the last hour; at most one "
+                    f"every {rules.min_gap_minutes:g} minutes; the {e(rules.counted)} attempt counts</li>"
+                    f"<li>Your next attempt is accepted: <strong>{e(next_time(item['next_allowed'], item['now']))}"
+                    f"</strong></li></ul>")
+                rows = "".join(
+                    f"<tr><td>{e(when(a['arrived_at']))}</td><td>{e(a['state'])}</td>"
+                    f"<td>{score_text(a['score'], a['max_score'])}</td>"
+                    f"<td>{'counts' if a['counted'] else ''}</td><td>{e(a['reason'])}</td></tr>"
+                    for a in item["attempts"])
+                if rows:
+                    parts.append("<table><tr><th>arrived</th><th>state</th><th>score</th><th></th><th>note</th></tr>"
+                                 f"{rows}</table>")
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
         self.write(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Feedback on submit</title></head>"
                    f"<body>{''.join(parts)}</body></html>")
 
     def queue_html(self) -> str:
+        return self.attempts_html() + (self.outbox_html() if self.service.outbox is not None else "")
+
+    def outbox_html(self) -> str:
+        e = html.escape
+        rows = self.service.outbox.pending()
+        body = "".join(f"<tr><td>{e(r.student)}</td><td>{e(r.assignment)}</td><td>{score_text(r.score, r.max_score)}"
+                       f"</td><td>{r.tries}</td><td>{e(when(r.next_try_at))}</td><td>{e(r.last_error or '')}</td></tr>"
+                       for r in rows)
+        return (f"<h2>Scores not yet in the LMS</h2><p>{len(rows)} pending.</p><table><tr><th>student</th>"
+                f"<th>assignment</th><th>score</th><th>tries</th><th>next try</th><th>last answer</th></tr>{body}"
+                "</table>")
+
+    def attempts_html(self) -> str:
         e = html.escape
         with self.service.engine.connect() as connection:
             rows = list(connection.execute(ATTEMPTS.select().order_by(ATTEMPTS.c.arrived_at.desc()).limit(500)))
@@ -92,10 +119,34 @@ class StatusPage(HubOAuthenticated, web.RequestHandler):
                 f"</tr>{body}</table>")
 
 
-def grade_forever(service: OnSubmit, stop: threading.Event):
-    """The grading loop: a failure is logged and the loop goes on (a broken submission stops no other)."""
+class ToolKeys(web.RequestHandler):
+    """The tool's public key set (JWKS), which the LMS fetches to check the tool's grade-service requests."""
+
+    def initialize(self, jwks: dict):
+        self.jwks = jwks
+
+    def get(self):
+        self.set_header("Content-Type", "application/json")
+        self.write(json.dumps(self.jwks))
+
+
+def hub_launches(student: str):
+    """The claims of `student`'s last LMS launch, from the hub's auth_state (None if none)."""
+    url = f"{os.environ['JUPYTERHUB_API_URL'].rstrip('/')}/users/{urllib.parse.quote(student, safe='')}"
+    request = urllib.request.Request(url, headers={"Authorization": f"token {os.environ['JUPYTERHUB_API_TOKEN']}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return (json.loads(response.read()).get("auth_state") or None)
+
+
+def grade_forever(service: OnSubmit, course: Path, stop: threading.Event):
+    """The grading loop: a failure is logged and the loop goes on (a broken submission stops no other). An
+    instructor's change of c.SubmitPolicy in the course's nbgrader_config.py applies from the next poll."""
+    config, seen = course / "nbgrader_config.py", None
     while not stop.is_set():
         try:
+            if config.stat().st_mtime != seen:
+                seen = config.stat().st_mtime
+                service.policy = course_policy(course)
             service.poll(wait=False)
         except Exception:  # noqa: BLE001 (logged; the next poll tries again)
             service.log("on-submit: poll failed:\n" + traceback.format_exc()[-3000:])
@@ -108,17 +159,24 @@ def main(argv=None) -> int:
     parser.add_argument("--exchange", type=Path, required=True, help="nbgrader's exchange root")
     parser.add_argument("--instructor", action="append", default=[], help="who sees every attempt (repeatable)")
     parser.add_argument("--workers", type=int, default=None, help="notebooks graded at once (default: cores)")
+    parser.add_argument("--lti", type=Path, default=None, metavar="FOLDER",
+                        help="the course's LTI registration: counted scores go to the LMS (grader/lms_outbox.py)")
     args = parser.parse_args(argv)
     course = args.course_dir.resolve()
     grader = Grader(course / "on_submit", course / "source", workers=args.workers,
                     db_url=f"sqlite:///{course / 'gradebook.db'}?timeout=60", exchange=args.exchange)
     lock = single_service(grader.workspace)  # noqa: F841 (held for the life of the process)
-    service = OnSubmit(grader, args.exchange, course_policy(course))
+    registration = LtiRegistration.load(args.lti) if args.lti else None
+    outbox = Outbox(grader.db_url, registration, hub_launches, log=lambda message: print(message, file=sys.stderr,
+                                                                                          flush=True)) \
+        if registration else None
+    service = OnSubmit(grader, args.exchange, course_policy(course), outbox=outbox)
     stop = threading.Event()
-    threading.Thread(target=grade_forever, args=(service, stop), daemon=True, name="on-submit").start()
+    threading.Thread(target=grade_forever, args=(service, course, stop), daemon=True, name="on-submit").start()
     app = web.Application([
         (PREFIX, StatusPage, {"service": service, "instructors": set(args.instructor)}),
         (url_path_join(PREFIX, "oauth_callback"), HubOAuthCallbackHandler),
+        *([(url_path_join(PREFIX, "jwks"), ToolKeys, {"jwks": registration.public_jwks()})] if registration else []),
     ], cookie_secret=os.urandom(32))
     url = os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101")
     host_port = url.split("//", 1)[1].rstrip("/")

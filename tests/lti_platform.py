@@ -290,12 +290,13 @@ class LaunchHandler(Base):
     def get(self):
         user, role = self.get_argument("user"), self.get_argument("role", "learner")
         resource = self.get_argument("resource", "assignment-1")
+        assignment = self.get_argument("assignment", "")  # the link's custom parameter naming the notebook
         if role not in ROLES:
             raise tornado.web.HTTPError(400, f"role must be one of {sorted(ROLES)}")
         # GLUE: lti_message_hint is an opaque handle for this launch; /authorize looks it up
         hint = secrets.token_urlsafe(16)
         self.app.store.data.setdefault("launches", {})[hint] = {"user": user, "role": role, "resource": resource,
-                                                                "at": time.time()}
+                                                                "assignment": assignment, "at": time.time()}
         self.app.store.save()
         login = OIDCLogin(TornadoRequest(self.request), self.app.conf)
         login.set_lti_message_hint(hint=hint)
@@ -327,7 +328,10 @@ class AuthorizeHandler(Base):
                          preferred_username=user)
         ml.set_resource_link_claim(resource, title=f"Assignment {resource}")
         ml.set_launch_context_claim(COURSE["id"], COURSE["type"], COURSE["title"], COURSE["label"])
-        ml.set_custom_parameters_claim({"username": user, "resource": resource})
+        custom = {"username": user, "resource": resource}
+        if launch.get("assignment"):
+            custom["assignment"] = launch["assignment"]
+        ml.set_custom_parameters_claim(custom)
         items = [i for i in self.app.store.data["lineitems"].values() if i.get("resourceLinkId") == resource]
         ml.set_ags(self.app.base + "/lineitems", items[0]["id"] if len(items) == 1 else None,
                    allow_creating_lineitems=True)

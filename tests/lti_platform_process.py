@@ -34,12 +34,14 @@ class Platform:
         self.registration.save(self.folder / "lti")
         self.process = None
 
-    def start(self, tool_url: str = "http://127.0.0.1:9/hub/lti13"):
+    def start(self, tool_url: str = "http://127.0.0.1:9/hub/lti13", tool_jwks_url: str = None):
+        """`tool_jwks_url`: the tool's key set as the platform fetches it (else the registration's public key)."""
         self.log = open(self.folder / "platform.log", "a")
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "lti_platform.py"), "--port", str(self.port), "--tool-url", tool_url,
              "--state", str(self.folder / "platform"), "--client-id", CLIENT_ID,
-             "--tool-public-key", str(self.folder / "lti" / "tool_public.pem")],
+             *(["--tool-jwks-url", tool_jwks_url] if tool_jwks_url else
+               ["--tool-public-key", str(self.folder / "lti" / "tool_public.pem")])],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -65,6 +67,11 @@ class Platform:
     def scores(self) -> dict:
         """{(LMS user id, line item label): score given}"""
         return {(row["userId"], row["lineitem"]): row["scoreGiven"] for row in self.gradebook()["scores"]}
+
+    @property
+    def private_key(self) -> str:
+        """The platform's signing key (a test re-signs id_tokens with changed claims)."""
+        return (self.folder / "platform" / "platform_private.pem").read_text()
 
     def set_down(self, down: bool):
         data = f"down={1 if down else 0}".encode()

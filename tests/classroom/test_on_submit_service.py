@@ -40,7 +40,7 @@ def test_a_submission_is_graded_without_the_instructor_and_its_page_fetched(star
         assert run.returncode == 0, run.stderr[-2000:]
     status_url = f"{hub.url}/services/on-submit/"
     before = request(status_url, hub.token(ada))
-    assert "Your next attempt is accepted from" in before and "0 of 4 in the last hour" in before
+    assert "Your next attempt is accepted: <strong>now</strong>" in before and "0 of 4 in the last hour" in before
 
     nbgrader_as(room, ada, "fetch_assignment", ASSIGNMENT, config="students")
     path = room.home(ada) / ASSIGNMENT / NOTEBOOK
@@ -58,6 +58,7 @@ def test_a_submission_is_graded_without_the_instructor_and_its_page_fetched(star
     waited = time.monotonic() - submitted
     assert "<td>graded</td>" in page, f"not graded after {waited:.0f} s:\n{page[-2000:]}\n{hub.hub_log_tail()}"
     assert "1 of 4 in the last hour" in page and "counts" in page
+    assert "Your next attempt is accepted: <strong>from " in page  # the 5-minute gap, before the student submits again
     print(f"graded and released {waited:.1f} s after `nbgrader submit`")
 
     nbgrader_as(room, ada, "fetch_feedback", ASSIGNMENT, config="students")
