@@ -86,20 +86,20 @@ def test_limits_refuse_an_attempt_too_soon_and_the_next_time_is_told(room):
     assert course.gradebook_score("osub_bea") == 3.0  # the accepted attempt's
 
 
-def test_attempts_per_hour_count_accepted_attempts_only(room):
+def test_a_burst_of_submissions_gets_only_the_hours_attempts_graded(room):
     course = ExchangeCourse(room, FIXTURE_SOURCE, A, min_gap_minutes=0, attempts_per_hour=2, before_deadline="none")
-    folders = [course.submit("osub_cy", mean_of_three) for _ in range(3)]
+    folders = [course.submit("osub_cy", mean_of_three) for _ in range(6)]  # `nbgrader submit` six times at once
     service = course.service()
 
-    service.poll()  # records all three (the third refused), grades the first
+    service.poll()  # records all six (four refused), grades the first
     service.poll()  # grades the second
 
     states = [rows(service)[folder].state for folder in folders]
-    assert states == ["graded", "graded", "refused"]
-    assert "2 attempts per hour" in rows(service)[folders[2]].reason
+    assert states == ["graded", "graded"] + ["refused"] * 4
+    assert all("2 attempts per hour" in rows(service)[folder].reason for folder in folders[2:])
     feedback = course.exchange / "attention" / "feedback"  # before_deadline="none": nothing released yet
     assert not feedback.exists() or not any(feedback.iterdir())
-    assert [a["score"] for a in service.status("osub_cy")[0]["attempts"]] == [None, None, None]
+    assert [a["score"] for a in service.status("osub_cy")[0]["attempts"]] == [None] * 6
 
 
 def test_a_folder_named_for_another_student_is_refused_and_nothing_is_graded_twice(room):
@@ -236,3 +236,57 @@ def test_with_two_workers_attempts_are_graded_side_by_side_and_each_released(roo
     assert [(rows(service)[f].state, rows(service)[f].released) for f in folders] == [("graded", "full")] * 2
     assert [len(course.fetch_feedback(user)) for user in users] == [1, 1]
     assert [course.gradebook_score(user) for user in users] == [5.0, 5.0]
+
+
+# Tricks aimed at the verdicts and at what the page shows, sent through the on-submit door (the whole
+# hostile class goes through `grade` in tests/test_hostile_submissions.py; the door is the same grade_pairs).
+ON_SUBMIT_TRICKS = ["trick_forged_outcomes", "trick_alias_patch", "trick_always_equal_result",
+                    "trick_display_fake_result", "trick_publish_execute_result", "trick_forged_agent_replies",
+                    "trick_read_solutions", "trick_rewrite_gradebook", "trick_write_back_into_test",
+                    "trick_named_like_the_grader"]
+
+
+def test_hostile_attempts_through_the_door_score_the_all_wrong_baseline_and_see_no_hidden_test(room):
+    import secrets
+
+    import nbformat
+
+    from tests.hostile_submissions import EXPECTED
+
+    course = ExchangeCourse(room, FIXTURE_SOURCE, A, workers=2, before_deadline="visible")
+    inbound = course.exchange / "attention" / "inbound"
+    released = nbformat.read(course.grader.workspace / "release" / A / NOTEBOOK, as_version=4)
+    source = nbformat.read(FIXTURE_SOURCE / A / NOTEBOOK, as_version=4)
+    students = {}
+    for number, case in enumerate(ON_SUBMIT_TRICKS):
+        user = f"osub_h{number:02d}"
+        course.home(user)
+        folder = inbound / f"{user}+{A}+2026-01-01 00:00:00.000000 UTC+{secrets.token_urlsafe(6)}"
+        EXPECTED[case][0](folder, released, source)
+        (folder / "submission_secret.txt").write_text(secrets.token_hex(64))
+        for path in [folder, *folder.rglob("*")]:
+            os.lchown(path, *user_ids(user))
+        students[user] = case
+    service = course.service()
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline and any(
+                row.state not in ("graded", "refused", "failed") for row in rows(service).values()):
+            service.poll(wait=False)
+            time.sleep(0.5)
+        service.poll(wait=True)
+    finally:
+        service.close()
+    hidden_code = [line.strip() for c in source.cells if "### BEGIN HIDDEN TESTS" in c.source
+                   for line in c.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0].splitlines()
+                   if line.strip()]
+    found = {row.student: row for row in rows(service).values()}
+    assert sorted(found) == sorted(students)
+    for user, case in students.items():
+        row = found[user]
+        assert (row.state, row.score) == ("graded", 0.0), (case, row.state, row.score, row.reason)
+        assert course.gradebook_score(user) == 0.0, case
+        page = (course.exchange / "attention" / "feedback")
+        shown = [p.read_text() for p in page.glob("*.html")]
+        assert shown and not any("test_add_hidden" in text or "test_mean_of_hidden" in text for text in shown)
+        assert not any(code in text for text in shown for code in hidden_code), case
