@@ -86,7 +86,7 @@ class ExchangeCourse:
         before = set(os.listdir(inbound))
         run = self.nbgrader(["submit", a], home, user)
         assert run.returncode == 0, run.stderr[-2000:]
-        [folder] = set(os.listdir(inbound)) - before
+        [folder] = [name for name in set(os.listdir(inbound)) - before if name.startswith(f"{user}+")]
         return folder
 
     def fetch_feedback(self, user: str) -> list:
