@@ -500,7 +500,7 @@ class OnSubmit:
                     (ATTEMPTS.c.student == student) & (ATTEMPTS.c.assignment == assignment))
                     .order_by(ATTEMPTS.c.arrived_at)))
             shown.append({
-                "assignment": assignment, "deadline": self.deadline(assignment), "rules": rules,
+                "assignment": assignment, "deadline": self.deadline(assignment), "rules": rules, "now": self.clock(),
                 "used_this_hour": used, "next_allowed": allowed,
                 "attempts": [{"arrived_at": row.arrived_at, "state": row.state, "reason": row.reason or "",
                               "score": row.score if (not before or rules.before_deadline == "full") else None,
