@@ -21,6 +21,7 @@ import zmq
 from nbclient.exceptions import DeadKernelError
 
 from grader import wire
+from grader.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES
 from grader.remote import Remote
 from grader.student_errors import StudentCodeError, student_error
 from grader.wire import CALLBACK_PROMPT
@@ -28,10 +29,6 @@ from grader.wire import CALLBACK_PROMPT
 AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
                 + Path(__file__).with_name("kernel_agent.py").read_text())
-# A reply from the student's kernel larger than this (characters plus array bytes) is refused.
-MAX_REPLY_CHARACTERS = 64 * 2 ** 20
-# Of which its JSON (arrays travel beside it as bytes): decoded, text can take four times its size (UCS-4).
-MAX_REPLY_JSON_CHARACTERS = 8 * 2 ** 20
 # After the kernel's execute_reply, how long the iopub messages of that request may still take to arrive.
 IOPUB_GRACE_SECONDS = 3.0
 # A call-back from the student's code to a test's function: its request's size, and calls per test cell.
@@ -78,7 +75,10 @@ class KernelBridge:
         self.is_alive = is_alive  # () -> bool
         self.interrupt = interrupt  # () -> None
         self.output = output  # (text) -> None: the student's printed output, for the test cell
-        self.max_message_bytes = int(getattr(client, "max_message_bytes", MAX_REPLY_CHARACTERS))
+        # A reply's size (characters plus array bytes), and of that its JSON (decoded, text can take four times
+        # its size): the client's limits (GradingLimits.message_mb, message_json_mb).
+        self.max_message_bytes = int(getattr(client, "max_message_bytes", DEFAULT_MAX_MESSAGE_BYTES))
+        self.max_json_bytes = int(getattr(client, "max_json_bytes", DEFAULT_MAX_JSON_BYTES))
         self.deadline = None
         self._proxies = {}
         self._callbacks = {}  # number -> function, for the test cell that is running only
@@ -239,7 +239,7 @@ class KernelBridge:
                     raise ValueError(f"your code's answer is {size:,} bytes, above the grader's limit of "
                                      f"{self.max_message_bytes:,}")
                 reply = wire.loads(str(content["data"].get("reply", "")),
-                                   min(self.max_message_bytes, MAX_REPLY_JSON_CHARACTERS))
+                                   min(self.max_message_bytes, self.max_json_bytes))
                 self._reply_buffers = buffers
                 finished_at = finished_at or time.monotonic()
             elif kind == "error":
@@ -252,10 +252,11 @@ class KernelBridge:
         if answer_wanted:
             raise StudentCodeError("your kernel stopped before it answered the grader")
         if request_id is not None and not isinstance(reply, dict):
-            limit = self.max_message_bytes // 2 ** 20
             raise StudentCodeError(
-                f"your kernel gave the grader no answer: an answer above {limit} MB is refused before it is "
-                "read, and an answer can also go missing when the grader's agent is replaced")
+                f"your kernel gave the grader no answer: an answer above {self.max_message_bytes // 2 ** 20} MB, "
+                f"or whose text takes above {self.max_json_bytes // 2 ** 20} MB or holds over {wire.MAX_ITEMS:,} "
+                "items, is refused before it is read, and an answer can also go missing when the grader's agent "
+                "is replaced")
         return reply or {}
 
     def _next_message(self, wait_ms: int = 200):

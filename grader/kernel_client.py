@@ -3,8 +3,10 @@
 A grading kernel is the student's code: it holds the connection key and can send any message, of
 any size, on any channel. Each socket refuses a frame above `max_message_bytes` before receiving it
 (zmq's MAXMSGSIZE), and a message whose frames add up to more is read frame by frame and dropped as
-it comes; the grader sees a short stand-in instead: a note on stderr (iopub), an error reply (shell),
-an empty input request (stdin).
+it comes; a message whose JSON part (header, metadata, content: what jupyter_client decodes into Python
+objects, which can take several times its size) is above `max_json_bytes` is dropped before it is
+decoded. Either way the grader sees a short stand-in instead: a note on stderr (iopub), an error reply
+(shell), an empty input request (stdin).
 """
 import json
 import math
@@ -20,19 +22,30 @@ from jupyter_client.connect import channel_socket_types
 from jupyter_client.session import DELIM, Session
 from traitlets import Type
 
-DEFAULT_MAX_MESSAGE_BYTES = 64 * 2 ** 20
+from grader.limits import GradingLimits
+from grader.wire import MAX_ITEMS
+
+DEFAULT_MAX_MESSAGE_BYTES = GradingLimits.message_mb.default_value * 2 ** 20
+DEFAULT_MAX_JSON_BYTES = GradingLimits.message_json_mb.default_value * 2 ** 20
+# A header read to address the stand-in of a refused message: larger ones are not decoded.
+MAX_HEADER_BYTES = 65536
 
 
-def _refused(frames: list, total: int, limit: int, channel: str) -> dict:
+def _refused(frames: list, total: int, limit: int, channel: str, part: str = "message") -> dict:
     """The stand-in for a message that was too large, addressed like the original."""
     try:
-        start = next(i for i, frame in enumerate(frames) if bytes(frame) == DELIM) + 1
+        start = next(i for i, frame in enumerate(frames) if len(frame.buffer) == len(DELIM)
+                     and bytes(frame) == DELIM) + 1
+        if any(len(frames[start + k].buffer) > MAX_HEADER_BYTES for k in (1, 2)):
+            raise ValueError("a header too large to read")
         header, parent = (json.loads(bytes(frames[start + k])) for k in (1, 2))
         if not (isinstance(header, dict) and isinstance(parent, dict)):
             raise ValueError("not a message header")
     except (StopIteration, IndexError, ValueError):
         header, parent = {}, {}
-    note = f"a message of {total:,} bytes from the kernel was refused: above the grader's limit of {limit:,}"
+    what = {"message": "a message of {:,} bytes", "JSON part": "a message whose JSON part is {:,} bytes",
+            "JSON part's items": "a message whose JSON part holds about {:,} items"}[part].format(total)
+    note = f"{what} from the kernel was refused: above the grader's limit of {limit:,}"
     stand_ins = {"iopub": ("stream", {"name": "stderr", "text": f"[{note}]\n"}),
                  "shell": ("execute_reply", {"status": "error", "ename": "MessageTooLarge", "evalue": note,
                                              "traceback": [note], "execution_count": None}),
@@ -46,8 +59,8 @@ def _refused(frames: list, total: int, limit: int, channel: str) -> dict:
 class _Frames:
     """Frames of one message, kept while their total stays under the limit."""
 
-    def __init__(self, limit: int):
-        self.limit, self.total, self.frames = limit, 0, []
+    def __init__(self, limit: int, json_limit: int):
+        self.limit, self.json_limit, self.total, self.frames = limit, json_limit, 0, []
 
     def add(self, frame) -> None:
         size = len(frame.buffer)
@@ -60,15 +73,24 @@ class _Frames:
         if self.total > self.limit:
             return _refused(self.frames, self.total, self.limit, channel)
         _, frames = session.feed_identities(self.frames, copy=False)
+        parts = frames[1:5]  # header, parent, metadata, content
+        json_bytes = sum(len(frame.buffer) for frame in parts)
+        if json_bytes > self.json_limit:
+            return _refused(self.frames, json_bytes, self.json_limit, channel, part="JSON part")
+        # Decoded, an item can cost a hundred times its characters (an empty list): counted as grader.wire does.
+        items = sum(bytes(frame).count(b",") for frame in parts) + 1
+        if items > MAX_ITEMS:
+            return _refused(self.frames, items, MAX_ITEMS, channel, part="JSON part's items")
         return session.deserialize(frames, copy=False)
 
 
 class LimitedChannel(ZMQSocketChannel):
     limit = DEFAULT_MAX_MESSAGE_BYTES
+    json_limit = DEFAULT_MAX_JSON_BYTES
     name = ""
 
     def _recv(self, **kwargs):
-        frames = _Frames(self.limit)
+        frames = _Frames(self.limit, self.json_limit)
         frames.add(self.socket.recv(copy=False))
         while self.socket.getsockopt(zmq.RCVMORE):
             frames.add(self.socket.recv(copy=False))
@@ -77,10 +99,11 @@ class LimitedChannel(ZMQSocketChannel):
 
 class AsyncLimitedChannel(AsyncZMQSocketChannel):
     limit = DEFAULT_MAX_MESSAGE_BYTES
+    json_limit = DEFAULT_MAX_JSON_BYTES
     name = ""
 
     async def _recv(self, **kwargs):
-        frames = _Frames(self.limit)
+        frames = _Frames(self.limit, self.json_limit)
         frames.add(await self.socket.recv(copy=False))
         while self.socket.getsockopt(zmq.RCVMORE):
             frames.add(await self.socket.recv(copy=False))
@@ -91,6 +114,7 @@ class LimitedClientMixin:
     """Sockets with MAXMSGSIZE set before they connect; channels that drop what adds up to too much."""
 
     max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES  # set before the channels start
+    max_json_bytes = DEFAULT_MAX_JSON_BYTES
 
     def _create_connected_socket(self, channel, identity=None):
         sock = self.context.socket(channel_socket_types[channel])
@@ -106,7 +130,8 @@ class LimitedClientMixin:
         made = getattr(self, f"_{name}_channel") is None
         channel = getattr(super(LimitedClientMixin, self), f"{name}_channel")
         if made:
-            channel.limit, channel.name = int(self.max_message_bytes), name
+            channel.limit, channel.json_limit, channel.name = (int(self.max_message_bytes),
+                                                               int(self.max_json_bytes), name)
         return channel
 
     iopub_channel = property(lambda self: self._limited_channel("iopub"))

@@ -38,6 +38,11 @@ class GradingLimits(Configurable):
                                     "kept in its log, in KB; the rest is read and dropped").tag(config=True)
     message_mb = Integer(64, help="Largest message the grader accepts from a kernel, in MB; a larger one is "
                                   "refused by the socket before the grader holds it").tag(config=True)
+    message_json_mb = Integer(20, help="Largest JSON part of a message from a kernel (its header, metadata and "
+                                       "content: what is decoded into objects; arrays travel beside it as "
+                                       "bytes, except in call-backs, whose requests take up to 16 MB), in MB; "
+                                       "a larger one, or one of over 500,000 items, is refused before it is "
+                                       "decoded").tag(config=True)
     cell_output_kb = Integer(2_048, help="Outputs (text, figures, any type) kept per cell, in KB"
                              ).tag(config=True)
     notebook_output_kb = Integer(8_192, help="Outputs kept per notebook, all cells together, in KB (each solved "

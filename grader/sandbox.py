@@ -260,6 +260,7 @@ class GradingKernelManager(AsyncKernelManager):
     def client(self, **kwargs):
         made = super().client(**kwargs)
         made.max_message_bytes = self.limits.message_mb * 2 ** 20
+        made.max_json_bytes = self.limits.message_json_mb * 2 ** 20
         return made
 
     async def _async_pre_start_kernel(self, **kw):

@@ -33,9 +33,9 @@ from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
 from attention_course import dependencies, kernel_side
-from grader.bridge import MAX_REPLY_CHARACTERS, CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
+from grader.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
 from grader.check_coverage import RAN, CheckCoverage
-from grader.kernel_client import LimitedBlockingKernelClient
+from grader.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
 from grader.student_errors import StudentCodeError
 
 # Student output kept per test cell.
@@ -249,13 +249,14 @@ def exception_output(error: BaseException, name: str) -> NotebookNode:
 
 
 def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, interrupt,
-                  max_message_bytes: int = MAX_REPLY_CHARACTERS, log_path: str = os.devnull,
+                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, max_json_bytes: int = DEFAULT_MAX_JSON_BYTES,
+                  log_path: str = os.devnull,
                   install_timeout: float = 60, references: list = ()) -> TrustedTests:
     """The whole chain for one kernel: a client of its own (size-limited sockets), the bridge, the agent
     installed in the kernel, and the trusted test runner with the setup cell's sources and the source
     notebook's answer cells (`references`, for the correct versions of earlier exercises)."""
     client = LimitedBlockingKernelClient()
-    client.max_message_bytes = max_message_bytes
+    client.max_message_bytes, client.max_json_bytes = max_message_bytes, max_json_bytes
     client.load_connection_info(connection_info)
     client.start_channels()
     bridge = KernelBridge(client, is_alive=is_alive, interrupt=interrupt, output=lambda text: None)

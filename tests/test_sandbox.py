@@ -230,18 +230,18 @@ def test_a_reply_above_the_limit_is_refused_before_it_is_held(kernel):
 
 
 def test_a_reply_that_would_grow_when_decoded_is_refused_before_it_is_decoded(kernel):
-    """Arrays travel as bytes; a reply's JSON is held to 8 MB and 500,000 items before json.loads makes objects
-    of it (decoded, two 50 MB replies of small items once took the grader from 192 to 1,557 MB). What
-    jupyter_client decodes of the message around it is bounded by message_mb alone (not tested here)."""
+    """Arrays travel as bytes; a reply's JSON is held to message_json_mb (20 MB) and 500,000 items before
+    jupyter_client decodes the message that carries it (decoded, two 50 MB replies of small items once took the
+    grader from 192 to 1,557 MB)."""
     import resource
     manager, client = kernel
-    run(client, "def many():\n    return [[]] * 600_000\n\ndef long_text():\n    return 'x' * (9 * 2 ** 20)")
+    run(client, "def many():\n    return [[]] * 510_000\n\ndef long_text():\n    return 'x' * (21 * 2 ** 20)")
     tests = connect_tests(manager.get_connection_info(), [], is_alive=lambda: True, interrupt=lambda: None)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     many = tests.run("many()", "<t1>", 60)
-    assert many[-1]["ename"] == "ValueError" and "above the limit of 500,000" in many[-1]["evalue"], many
+    assert many[-1]["ename"] == "StudentCodeError" and "over 500,000 items" in many[-1]["evalue"], many
     text = tests.run("long_text()", "<t2>", 60)
-    assert text[-1]["ename"] == "ValueError" and "above the limit of 8,388,608" in text[-1]["evalue"], text
+    assert text[-1]["ename"] == "StudentCodeError" and "takes above 20 MB" in text[-1]["evalue"], text
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 150_000  # KB
 
 
@@ -252,22 +252,22 @@ kernel.session.send(kernel.iopub_socket, "display_data", {"data": {"text/plain":
 """
 
 
-def test_the_notebooks_client_refuses_a_message_above_the_limit_as_it_comes(tmp_path):
-    """nbclient runs the graded cells through the kernel manager's client(): it must be the size-limited one
-    (grader.kernel_client), so 3 MB sent in 512 KB frames by a kernel limited to 1 MB never reaches the
-    grader; a stand-in note addressed to the same cell does."""
+def cell_messages(tmp_path, limits: GradingLimits, code: str) -> list:
+    """The IOPub messages of one cell running `code`, read through the notebook's client (what nbclient uses:
+    the kernel manager's client(), which must be the size-limited one of grader.kernel_client)."""
     from grader.kernel_client import LimitedKernelClient
-    manager = GradingKernelManager(kernel_name="python3",
-                                   limits=GradingLimits(memory_mb=6000, cpu_seconds=60, message_mb=1))
+    manager = GradingKernelManager(kernel_name="python3", limits=limits)
 
     async def scenario():
         await manager.start_kernel(cwd=str(tmp_path))
         client = manager.client()
-        assert isinstance(client, LimitedKernelClient) and client.max_message_bytes == 2 ** 20
+        assert isinstance(client, LimitedKernelClient)
+        assert (client.max_message_bytes, client.max_json_bytes) == (limits.message_mb * 2 ** 20,
+                                                                     limits.message_json_mb * 2 ** 20)
         client.start_channels()
         try:
             await client.wait_for_ready(timeout=60)
-            cell = client.execute(BIG_MESSAGE)
+            cell = client.execute(code)
             seen = []
             while not seen or seen[-1]["content"].get("execution_state") != "idle":
                 message = await client.get_iopub_msg(timeout=60)
@@ -278,10 +278,40 @@ def test_the_notebooks_client_refuses_a_message_above_the_limit_as_it_comes(tmp_
             client.stop_channels()
             await manager.shutdown_kernel(now=True)
 
-    seen = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_the_notebooks_client_refuses_a_message_above_the_limit_as_it_comes(tmp_path):
+    """3 MB sent in 512 KB frames by a kernel limited to 1 MB never reaches the grader; a stand-in note
+    addressed to the same cell does."""
+    seen = cell_messages(tmp_path, GradingLimits(memory_mb=6000, cpu_seconds=60, message_mb=1), BIG_MESSAGE)
     refused = [m for m in seen if m["msg_type"] == "stream" and "was refused" in m["content"]["text"]]
     assert len(refused) == 1 and "3,1" in refused[0]["content"]["text"], seen
     assert not [m for m in seen if m["msg_type"] == "display_data" or m.get("buffers")]
+
+
+# Under the 64 MB message limit: 9 MB of three million empty lists (decoded, about 200 MB), and 24 MB of text.
+GROWING_MESSAGES = """
+kernel = get_ipython().kernel
+for metadata in ({"many": [[]] * 3_000_000}, {"long": "x" * (24 * 2 ** 20)}):
+    kernel.session.send(kernel.iopub_socket, "display_data", {"data": {"text/plain": "big"}, "metadata": metadata},
+                        parent=kernel.get_parent("shell"))
+"""
+
+
+def test_a_message_whose_json_would_grow_when_decoded_is_refused_before_it_is_decoded(tmp_path):
+    """What jupyter_client decodes into objects (header, metadata, content) is held to message_json_mb and
+    500,000 items before it is decoded, whatever the message's size: each display reaches the grader as a
+    one-line note, and the grader does not grow by what decoding them would take."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    seen = cell_messages(tmp_path, GradingLimits(memory_mb=6000, cpu_seconds=60), GROWING_MESSAGES)
+    notes = [m["content"]["text"] for m in seen if m["msg_type"] == "stream" and "was refused" in m["content"]["text"]]
+    assert len(notes) == 2, seen
+    assert "holds about 3,000,0" in notes[0] and "500,000" in notes[0]
+    assert "JSON part is 25,1" in notes[1] and "20,971,520" in notes[1]
+    assert not [m for m in seen if m["msg_type"] == "display_data"]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KB
 
 
 def test_grade_names_the_limits_it_cannot_enforce(tmp_path, monkeypatch, capsys):

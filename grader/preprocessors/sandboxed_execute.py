@@ -211,6 +211,7 @@ class SandboxedExecute(Execute):
                                         is_alive=lambda: run_sync(km.is_alive)(),
                                         interrupt=lambda: run_sync(km.interrupt_kernel)(),
                                         max_message_bytes=self.limits.message_mb * 2 ** 20,
+                                        max_json_bytes=self.limits.message_json_mb * 2 ** 20,
                                         log_path=self._log_path("tests.log") or os.devnull,
                                         install_timeout=min(60, max(1, self._seconds_left())),
                                         references=self._references)
