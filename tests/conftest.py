@@ -8,6 +8,7 @@ from tests.notebook_kernel import NotebookKernel
 SPLIT_BY_ASSIGNMENT = {"test_mutants.py", "test_course_notebooks.py"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under `pytest -n N --dist loadgroup` (make test) every test file runs whole in one worker, so its module
     fixtures are made once, except SPLIT_BY_ASSIGNMENT, which is one group per assignment. The split groups,
@@ -23,6 +24,16 @@ def pytest_collection_modifyitems(config, items):
     if split:
         chosen = set(map(id, split))
         items[:] = split + [item for item in items if id(item) not in chosen]
+
+
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under --dist loadgroup, pytest-xdist marks each test's node id with its group; a pytest whose node ids it
+    cannot mark (pytest 9.2, pytest-xdist#1386) would spread every file over the workers silently, each building
+    its module fixtures again (the hostile class graded twice, notebook 08 autograded twice)."""
+    if node.config.getvalue("dist") == "loadgroup" and any("@" not in nodeid for nodeid in ids):
+        raise pytest.UsageError("pytest-xdist could not group the tests by file (--dist loadgroup): this pytest "
+                                "changes node ids in a way pytest-xdist 3.8 cannot mark; install the pinned "
+                                "versions (make install)")
 
 
 KEPT_KERNELS = 2  # each a TensorFlow process of about 1 GB; the tests ask for one assignment after another
