@@ -285,7 +285,8 @@ class KernelBridge:
 
     def _answer_callback(self, prompt: str) -> str:
         """Run a test's function for the student's code: only during its test, before the deadline, on
-        inputs of bounded size, a bounded number of times. The student's code sees a refusal as a
+        inputs of bounded size, a bounded number of times; a correct version of an earlier exercise in its
+        own process, bounded in memory and stopped at the deadline. The student's code sees a refusal as a
         RuntimeError."""
         if not prompt.startswith(CALLBACK_PROMPT):
             return ""  # input() in student code gets an empty line, as with nbgrader's stdin off
@@ -301,10 +302,13 @@ class KernelBridge:
                 raise LookupError("that function belonged to a test that has ended")
             self._answering += 1
             try:
-                value = function(*self.unpack(request["args"]), **self.unpack(request["kwargs"]))
+                if hasattr(function, "answer"):  # a correct version: run in its worker (grader/reference_worker.py)
+                    answer = wire.dumps(function.answer(request["args"], request["kwargs"], self.deadline, self))
+                else:
+                    answer = wire.dumps({"value": self.pack(function(*self.unpack(request["args"]),
+                                                                     **self.unpack(request["kwargs"])))})
             finally:
                 self._answering -= 1
-            answer = wire.dumps({"value": self.pack(value)})
             if len(answer) > MAX_CALLBACK_CHARACTERS:
                 raise ValueError("the test function's answer is too large to send")
             return answer

@@ -28,6 +28,7 @@ import os
 import sys
 import time
 import traceback
+import uuid
 
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
@@ -36,6 +37,8 @@ from attention_course import dependencies, kernel_side
 from grader.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
 from grader.check_coverage import RAN, CheckCoverage
 from grader.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
+from grader.limits import GradingLimits
+from grader.reference_worker import ReferenceCall
 from grader.student_errors import StudentCodeError
 
 # Student output kept per test cell.
@@ -88,11 +91,13 @@ class TrustedTests:
     """
 
     def __init__(self, bridge: KernelBridge, setup_sources: list, log_path: str = os.devnull,
-                 references: list = ()):
+                 references: list = (), memory_mb: int = GradingLimits.memory_mb.default_value):
         self.bridge = bridge
         self.setup_sources = list(setup_sources)
         self.log_path = log_path
         self.references = list(references)  # the source notebook's answer cells, in order
+        self.memory_mb = memory_mb  # of the worker that answers the student's calls of correct versions
+        self._token = uuid.uuid4().hex  # this notebook's namespace in that worker
         self.namespace = None
         self.timed_out = False  # whether the last test cell run reached its deadline (the grader's own state)
         self._reference = None  # their namespace, made when a test first asks for a correct version
@@ -169,7 +174,9 @@ class TrustedTests:
             if unknown:
                 raise LookupError(f"the test asks for correct versions of {unknown}, which the source notebook's "
                                   "answer cells do not define")
-            values.update({name: reference[name] for name in functions})
+            values.update({name: ReferenceCall(reference[name], name, self._token,
+                                               (tuple(self.setup_sources), tuple(self.references)), self.memory_mb)
+                           for name in functions})
         if not values:
             return
         # A double is asked of the kernel like the student's class it replaces (isinstance checks reach it there).
@@ -250,8 +257,8 @@ def exception_output(error: BaseException, name: str) -> NotebookNode:
 
 def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, interrupt,
                   max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, max_json_bytes: int = DEFAULT_MAX_JSON_BYTES,
-                  log_path: str = os.devnull,
-                  install_timeout: float = 60, references: list = ()) -> TrustedTests:
+                  log_path: str = os.devnull, install_timeout: float = 60, references: list = (),
+                  memory_mb: int = GradingLimits.memory_mb.default_value) -> TrustedTests:
     """The whole chain for one kernel: a client of its own (size-limited sockets), the bridge, the agent
     installed in the kernel, and the trusted test runner with the setup cell's sources and the source
     notebook's answer cells (`references`, for the correct versions of earlier exercises)."""
@@ -261,7 +268,7 @@ def connect_tests(connection_info: dict, setup_sources: list, *, is_alive, inter
     client.start_channels()
     bridge = KernelBridge(client, is_alive=is_alive, interrupt=interrupt, output=lambda text: None)
     bridge.run_code(install_agent_code(), timeout=install_timeout)
-    return TrustedTests(bridge, setup_sources, log_path, references)
+    return TrustedTests(bridge, setup_sources, log_path, references, memory_mb)
 
 
 def answer_sources(source_nb) -> list:

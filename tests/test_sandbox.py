@@ -365,6 +365,39 @@ def test_correct_versions_stand_in_for_earlier_exercises_only_during_their_test(
     assert unknown[-1]["ename"] == "LookupError" and "triple" in unknown[-1]["evalue"]
 
 
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def test_a_correct_version_called_back_is_bounded_in_memory_and_time_outside_the_grader(kernel):
+    """The student's code chooses a correct version's inputs: one asked for 8 GB fails in the student's code,
+    as a RuntimeError naming the worker's memory limit, with the grader's memory unchanged; one that never
+    returns is stopped at the test's deadline, and the next test's call-backs are answered again."""
+    from grader import reference_worker
+    manager, client = kernel
+    run(client, "def use(function, *args):\n    try:\n        return function(*args)\n"
+                "    except RuntimeError as error:\n        return str(error)\n\n"
+                "def ask_hungry(n):\n    return use(hungry, n)\n\ndef ask_spin():\n    return use(spin)")
+    setup = ["from attention_course.dependencies import testing"]
+    answers = ["def hungry(n):\n    return len(bytearray(n))", "def spin():\n    while True:\n        pass"]
+    tests = connect_tests(manager.get_connection_info(), setup, is_alive=lambda: True, interrupt=lambda: None,
+                          references=answers, memory_mb=800)
+    before = rss_mb()
+    small = tests.run("testing('ask_hungry', calls=('hungry',))\nassert ask_hungry(1000) == 1000", "<t1>", 60)
+    assert [o for o in small if o["output_type"] == "error"] == [], small
+    hungry = tests.run("testing('ask_hungry', calls=('hungry',))\nmessage = ask_hungry(8 * 2 ** 30)\n"
+                       "assert 'its limit is 800 MB' in message, message", "<t2>", 60)
+    assert [o for o in hungry if o["output_type"] == "error"] == [], hungry
+    assert rss_mb() - before < 100, "the correct version's memory is the worker's, not the grader's"
+    spun = tests.run("testing('ask_spin', calls=('spin',))\nask_spin()", "<t3>", 5)
+    assert tests.timed_out and spun[-1]["ename"] == "CellTimeoutError", spun
+    assert reference_worker.shared_worker(800).process is None, "the worker still running it was killed"
+    again = tests.run("testing('ask_hungry', calls=('hungry',))\nassert ask_hungry(7) == 7", "<t4>", 60)
+    assert [o for o in again if o["output_type"] == "error"] == [], again
+    reference_worker.shared_worker(800).close()
+
+
 def test_the_kernel_runs_under_the_system_call_filter(kernel):
     """Every call grader.seccomp denies fails with EPERM in the grading kernel, whatever its arguments (the
     filter decides before the call runs; tests/test_seccomp.py shows such calls succeed without it)."""

@@ -214,7 +214,7 @@ class SandboxedExecute(Execute):
                                         max_json_bytes=self.limits.message_json_mb * 2 ** 20,
                                         log_path=self._log_path("tests.log") or os.devnull,
                                         install_timeout=min(60, max(1, self._seconds_left())),
-                                        references=self._references)
+                                        references=self._references, memory_mb=self.limits.memory_mb)
         return self._tests
 
     def _reference_answers(self, resources) -> list:
