@@ -12,6 +12,7 @@ gradebook (SQLite, PostgreSQL) holds the scores:
 One HTML page with its figures embedded as PNG, no scripts: it opens offline in any browser.
 """
 import base64
+import hashlib
 import html
 import io
 import re
@@ -37,9 +38,10 @@ PROBLEMS = {cell_outcome.TIMED_OUT: "timed out", cell_outcome.BUDGET_SPENT: "tim
 
 
 def _code_key(code: str) -> str:
-    """An answer's code without comments and blank lines, to tell copied code from a shared mistake."""
+    """A digest of an answer's code without comments and blank lines, to tell copied code from a shared
+    mistake (a digest: the report keeps 64 characters per answer, whatever the size of the code)."""
     lines = [re.sub(r"#.*", "", line).rstrip() for line in code.splitlines()]
-    return "\n".join(line for line in lines if line.strip())
+    return hashlib.sha256("\n".join(line for line in lines if line.strip()).encode()).hexdigest()
 
 
 def notebook_problems(nb) -> list:
@@ -81,7 +83,7 @@ def collect(workspace: Path, results: list, source: Path, mistakes_dir: Path = N
     for assignment, graded in sorted(by_assignment.items()):
         source_nb = nbformat.read(Path(source) / assignment / f"{assignment}.ipynb", as_version=4)
         catalogue = mistakes.Catalogue(assignment, source_nb, mistakes_dir)
-        titles = {r.grade_id: r.title for r in exercise_reports(source_nb)}
+        titles = {r.grade_id: r.title for r in exercise_reports(source_nb, figures=False)}
         exercises, named, groups = {}, defaultdict(list), defaultdict(list)
         tests = defaultdict(lambda: [0, 0])  # (exercise, test) -> [graded, failed]
         for result in sorted(graded, key=lambda r: r.student):
@@ -90,7 +92,7 @@ def collect(workspace: Path, results: list, source: Path, mistakes_dir: Path = N
             if not result.error and path.is_file():
                 nb = nbformat.read(path, as_version=4)
                 problems += notebook_problems(nb)
-                for report in exercise_reports(nb):
+                for report in exercise_reports(nb, figures=False):
                     row = exercises.setdefault(report.grade_id, {
                         "title": titles.get(report.grade_id, report.title), "points": report.points,
                         "scores": [], "status": defaultdict(int)})

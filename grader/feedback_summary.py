@@ -133,8 +133,9 @@ def _title(nb, answer_index: int, grade_id: str) -> str:
     return grade_id
 
 
-def exercise_reports(nb) -> list:
-    """One Exercise per answer cell of an autograded notebook (see the module's docstring)."""
+def exercise_reports(nb, figures: bool = True) -> list:
+    """One Exercise per answer cell of an autograded notebook (see the module's docstring); `figures`: draw
+    the weights of failed checks (the page shows them, the class report does not)."""
     reports = []
     for grade_id, (answer, _, tests) in mistakes.exercise_layout(nb).items():
         answer_cell = nb.cells[answer]
@@ -155,7 +156,7 @@ def exercise_reports(nb) -> list:
             message, trace = shown_message(error.get("ename", ""), error.get("evalue", ""), is_hidden(cell),
                                            stopped=bool(cell_outcome.outcome(cell)))
             failure = Failure(nbgrader_meta(cell)["grade_id"], is_hidden(cell), message, trace)
-            if not failure.hidden:
+            if figures and not failure.hidden:
                 failure.figure = weights_figure(message)
             report.failures.append(failure)
         raised = " ".join(f.message for f in report.failures)
