@@ -26,6 +26,7 @@ def pytest_collection_modifyitems(config, items):
         items[:] = split + [item for item in items if id(item) not in chosen]
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
 def pytest_xdist_node_collection_finished(node, ids):
     """Under --dist loadgroup, pytest-xdist marks each test's node id with its group; a pytest whose node ids it
     cannot mark (pytest 9.2, pytest-xdist#1386) would spread every file over the workers silently, each building
