@@ -65,7 +65,7 @@ def test_every_exercise_has_enough_mutants():
     """Every assignment has its course/<assignment>/answers.py, with at least 3 wrong answers and 1 correct
     variant for every graded exercise."""
     missing = [assignment for assignment in ASSIGNMENTS if answers(assignment) is None]
-    assert not missing, f"no course/<assignment>/answers.py for {missing} (grader/AUTHORING.md)"
+    assert not missing, f"no course/<assignment>/answers.py for {missing} (docs/authoring.md)"
     for module in MODULES:
         notebook = source_notebook(module.ASSIGNMENT)
         exercises = [nbgrader_meta(c)["grade_id"] for c in notebook.cells if nbgrader_meta(c).get("solution")]

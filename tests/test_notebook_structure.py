@@ -1,4 +1,4 @@
-"""Source notebooks follow the nbgrader conventions of grader/AUTHORING.md; student notebooks leak nothing."""
+"""Source notebooks follow the nbgrader conventions of docs/authoring.md; student notebooks leak nothing."""
 import ast
 import re
 
@@ -181,7 +181,7 @@ def test_student_facing_text_cites_sources_not_our_notes(assignment):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assignment):
-    """One mistake costs once (grader/AUTHORING.md): a visible test starts with testing(exercise, calls=...),
+    """One mistake costs once (docs/authoring.md): a visible test starts with testing(exercise, calls=...),
     a hidden one has that line right after BEGIN HIDDEN TESTS when it calls earlier exercises, and `calls` is
     what the code calls (grader/exercise_calls.py)."""
     from grader.exercise_calls import exercise_calls, testing_line
