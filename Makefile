@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
 
-.PHONY: install lab test test-fast grade release benchmark clean classroom classroom-deps
+.PHONY: install lab test test-fast grade release benchmark docs clean classroom classroom-deps
 
 $(INSTALLED): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,8 +56,11 @@ classroom-deps: install $(PROXY)
 classroom: classroom-deps  ## a local JupyterHub classroom, as root: make classroom [CLASSROOM_ARGS="--students 5 --port 8001"]
 	$(BIN)/python -m classroom $(CLASSROOM_ARGS)
 
+docs: install  ## build the manual (docs/, MkDocs, strict) into _site/
+	$(BIN)/python -m mkdocs build --strict
+
 benchmark: install  ## print run and grading times for every notebook
 	$(BIN)/python -m course_build.benchmark notebooks && $(BIN)/python -m course_build.benchmark grading
 
 clean:
-	find _grading -mindepth 1 ! -name .gitkeep -delete 2>/dev/null; rm -rf test-artifacts .pytest_cache
+	find _grading -mindepth 1 ! -name .gitkeep -delete 2>/dev/null; rm -rf test-artifacts .pytest_cache _site

@@ -8,7 +8,7 @@ from traitlets import Dict
 
 class ClassroomAuthenticator(Authenticator):
     """Log in with the password the launcher printed for that user. For the local demo only: a real class
-    logs in through the institution (OAuthenticator, LDAPAuthenticator), see the README."""
+    logs in through the institution (OAuthenticator, LDAPAuthenticator), see docs/classroom.md."""
 
     passwords = Dict(help="user name -> password").tag(config=True)
 

@@ -25,7 +25,7 @@ c.JupyterHub.pid_file = str(hub_state / "jupyterhub.pid")
 c.JupyterHub.cleanup_servers = True  # Ctrl-C stops every single-user server too
 
 # One password per person (printed by the launcher). A shared password would let any student log in as any
-# other; for a real class use the university's login instead (README: OAuthenticator, LDAPAuthenticator).
+# other; for a real class use the university's login instead (docs/classroom.md: OAuthenticator, LDAPAuthenticator).
 c.JupyterHub.authenticator_class = "classroom.auth.ClassroomAuthenticator"
 c.ClassroomAuthenticator.passwords = room.passwords
 c.Authenticator.allowed_users = set(room.users)

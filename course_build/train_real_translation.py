@@ -11,7 +11,7 @@ end it translates the whole test split greedily and with the notebook's beam sea
     python -m course_build.train_real_translation transformer   # datasets/real_translation/transformer_translator.npz
     python -m course_build.train_real_translation measure       # datasets/real_translation/measurements.json
 
-`measure` runs the whole notebook with the shipped weights (as Run All does) and records the numbers the README quotes: BLEU / chrF of every system, alignment error rates, the
+`measure` runs the whole notebook with the shipped weights (as Run All does) and records the numbers docs/benchmarks.md quotes: BLEU / chrF of every system, alignment error rates, the
 influence correlations. Then refresh the checksums:  python -m attention_course.datafiles
 """
 import json

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
                        help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: $GRADER_DB_URL, "
                             "else SQLite in the workspace)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
-    shards = grade.add_argument_group("a large class: shards, reruns (README, 'Grading a large class')")
+    shards = grade.add_argument_group("a large class: shards, reruns (docs/scale.md)")
     shards.add_argument("--shard", default=None, metavar="K/N",
                         help="grade only the K-th (0 to N-1) of N disjoint shares of the class into the --db-url "
                              "gradebook; export nothing (run --finish once every shard is done)")
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
                        help="the Canvas id of an assignment, so its column updates it (repeatable)")
     grade.add_argument("--unsafe-no-sandbox", action="store_true",
                        help="grade without bubblewrap: student code runs unconfined and can change grades "
-                            "(only for machines where no sandbox can be made; see the README)")
+                            "(only for machines where no sandbox can be made; see docs/security.md)")
     args = parser.parse_args(argv)
     try:
         if args.command == "release":

@@ -102,7 +102,7 @@ def sandbox_problem() -> str:
     if probe.returncode != 0:
         reason = (probe.stderr.strip().splitlines() or ["no message"])[-1]
         return (f"bubblewrap cannot make a sandbox on this machine ({reason}); "
-                "see README, 'Grading without bubblewrap'")
+                "see docs/security.md, 'Grading without bubblewrap'")
     return ""
 
 

@@ -2,7 +2,7 @@
 numbers: n students of the fixture assignment each, the hostile ones taking tests/hostile_submissions.py's
 tricks in turn, the honest ones solved, half-solved and blank in turn; the grader's own CPU time and peak
 memory (its process and its workers; the sandboxed kernels are the students'). It lives with the cases it
-grades; the README records its numbers.
+grades; docs/benchmarks.md records its numbers.
 """
 import argparse
 import os

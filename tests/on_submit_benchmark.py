@@ -4,7 +4,7 @@ notebooks at the same moment through nbgrader's exchange; the on-submit service 
 grader process per core, started before the class submits, as the hub starts it) grades them and releases
 each page. Printed per notebook: the queue (its length when the class has submitted) and each student's
 wait from their `nbgrader submit` returning to their page being in the exchange (what "Fetch Feedback"
-brings). The numbers are recorded in the README ("Feedback on submit").
+brings). The numbers are recorded in docs/classroom.md ("Feedback on submit").
 """
 import argparse
 import os

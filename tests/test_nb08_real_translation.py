@@ -1,4 +1,4 @@
-"""Notebook 08's shipped models, recorded runs and helpers: the numbers it prints and the README quotes are reproducible,
+"""Notebook 08's shipped models, recorded runs and helpers: the numbers it prints and docs/benchmarks.md quotes are reproducible,
 and what its prose says about them holds.
 
 The models are the notebook's own (course_build/train_real_translation.py runs its code cells); the module fixture
@@ -92,7 +92,7 @@ def test_training_records_match_the_shipped_weights(notebook):
 
 @pytest.mark.slow
 def test_measurements_are_what_the_notebook_computes(notebook, measurements):
-    """The README's numbers come from measurements.json; the graded run computes the same ones it can (all but
+    """The numbers docs/benchmarks.md quotes come from measurements.json; the graded run computes the same ones it can (all but
     the beam-search rows, which it runs on fewer sentences)."""
     nb = notebook
     for system, value in nb["aer"].items():
@@ -227,15 +227,15 @@ def test_what_the_prose_says_about_the_cat_and_the_mouse_holds(notebook):
     assert "追" in transformer_zh and "鼠标" in recurrent_zh, (recurrent_zh, transformer_zh)
 
 
-def test_the_readme_quotes_the_recorded_runs(measurements):
-    """The README's table of notebook 08 (BLEU, chrF, alignment error rates of every system) and its influence line are
+def test_the_benchmarks_page_quotes_the_recorded_runs(measurements):
+    """The table of notebook 08 in docs/benchmarks.md (BLEU, chrF, alignment error rates of every system) and its influence line are
     the numbers of measurements.json and of the two training records."""
     from attention_course.paths import REPO_ROOT
     from attention_course.training_records import load_training_record
 
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    page = (REPO_ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     rows = {}
-    for line in readme.split("Notebook 08 on its 438 test sentences", 1)[1].splitlines():
+    for line in page.split("Notebook 08 on its 438 test sentences", 1)[1].splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("| ") and len(cells) == 4 and cells[0] not in ("system", "---"):
             rows[cells[0]] = cells[1:]
@@ -263,11 +263,12 @@ def test_the_readme_quotes_the_recorded_runs(measurements):
     assert quoted("Transformer, beam search", records["transformer"]["test"]["beam"])
     assert rows["baselines: the diagonal / a random English token"][2] == (
         f"{aer['diagonal (same word order)']:.3f} / {aer['random English token']:.3f}")
-    influence, text = measurements["influence"], " ".join(readme.split())  # the prose, whatever its line breaks
+    influence, text = measurements["influence"], " ".join(page.split())  # the prose, whatever its line breaks
     assert (f"median Spearman correlation per sentence {influence['recurrent']['median_spearman']:.2f} for the recurrent model "
             f"and {influence['Transformer']['median_spearman']:.2f} for the Transformer") in text
     assert (f"for {influence['recurrent']['top_agreement']:.0%} and {influence['Transformer']['top_agreement']:.0%} of the "
             "characters") in text
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")  # where the data are introduced: their licence
     assert "CC-BY-SA-4.0" in readme and "hsk-sentences-audio" in readme
     rows = measurements["comparisons"]
 

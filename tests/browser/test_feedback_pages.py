@@ -3,7 +3,7 @@
 The class of tests/feedback_class.py is graded with `python -m grader grade`; the browser must show bob's
 summary first (his failing exercise, its message, the named mistake) with his attention weights beside
 the expected ones, and the report with its score histogram; every figure must have decoded. Screenshots:
-test-artifacts/browser/test_feedback_page_and_class_report_render/ (the README shows copies, docs/img/).
+test-artifacts/browser/test_feedback_page_and_class_report_render/ (the manual shows copies, docs/img/).
 """
 import pytest
 
