@@ -6,16 +6,20 @@ from tests.notebook_kernel import NotebookKernel
 # Files whose tests are parametrized by assignment and share nothing but a per-assignment kernel (the `kernels`
 # fixture): pytest-xdist may give each assignment's tests to another worker.
 SPLIT_BY_ASSIGNMENT = {"test_mutants.py", "test_course_notebooks.py"}
+# Files that must not run beside each other: both grade tests/test_shards.py's class and read the process table
+# for its notebooks' sleeping cells, so one would see the other's kernels.
+SAME_WORKER = {"test_slurm_cluster.py": "test_shards.py"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under `pytest -n N --dist loadgroup` (make test) every test file runs whole in one worker, so its module
-    fixtures are made once, except SPLIT_BY_ASSIGNMENT, which is one group per assignment. The split groups,
+    fixtures are made once (SAME_WORKER: two files in one), except SPLIT_BY_ASSIGNMENT, which is one group per
+    assignment. The split groups,
     the largest, are queued first so that no worker is left with one of them at the end."""
     split = []
     for item in items:
-        group = item.path.name
+        group = SAME_WORKER.get(item.path.name, item.path.name)
         params = item.callspec.params if hasattr(item, "callspec") else {}
         if group in SPLIT_BY_ASSIGNMENT and "assignment" in params:
             group = f"{group}:{params['assignment']}"
