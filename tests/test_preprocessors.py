@@ -10,6 +10,7 @@ from grader import cgroups
 from grader.course import prepare_environment
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute, trusted_sources)
+from grader.preprocessors.sandboxed_execute import join_streams
 from grader.sandbox import BOX_PREFIX, GradingKernelManager, boxes_folder, sandbox_problem
 
 SETUP = "import math"
@@ -64,6 +65,32 @@ def test_a_cell_the_student_flags_as_a_test_runs_in_the_kernel_not_the_grader(re
     executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
     assert executed.cells[2].outputs == []  # the real test passes
     assert executed.cells[3].outputs[0].text.strip() == "65534"  # the invented one ran sandboxed
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason="no sandbox here")
+def test_a_graded_cell_keeps_no_clock_and_its_printing_is_one_output_per_stream(resources):
+    """What the clock decides stays out of the autograded notebook: nbclient's execution timestamps (and the
+    student's own, submitted in the cell's metadata), and how printed text split into messages."""
+    nb = notebook()
+    nb.cells[1].metadata["execution"] = {"iopub.status.busy": "2026-12-01T10:00:00.000000Z"}
+    nb.cells.insert(2, cell("import sys, time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.05)\n"
+                            "    print('e', i, file=sys.stderr, flush=True)\nprint('end', flush=True)"))
+    executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
+    assert not any("execution" in c.metadata for c in executed.cells)
+    streams = [(o.name, o.text) for o in executed.cells[2].outputs]
+    assert "".join(text for name, text in streams if name == "stdout") == "0\n1\n2\nend\n"
+    assert all(a[0] != b[0] for a, b in zip(streams, streams[1:])), f"two outputs of one stream in a row: {streams}"
+
+
+def test_join_streams_joins_only_neighbours_of_one_stream():
+    outputs = [new_output("stream", name="stdout", text="a"), new_output("stream", name="stdout", text="b"),
+               new_output("stream", name="stderr", text="c"), new_output("execute_result", data={"text/plain": "1"}),
+               new_output("stream", name="stdout", text="d"), new_output("stream", name="stdout", text="e")]
+    joined = new_code_cell("", outputs=outputs)
+    join_streams(joined)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in joined.outputs] == [
+        ("stream", "stdout", "ab"), ("stream", "stderr", "c"), ("execute_result", None, None),
+        ("stream", "stdout", "de")]
 
 
 def test_passing_tests_keep_stderr_as_marked_text_and_failing_ones_keep_it_as_is():

@@ -28,6 +28,21 @@ BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a noteboo
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
 
 
+def join_streams(cell):
+    """Consecutive outputs of one stream as one: how a cell's printing splits into messages depends on the
+    kernel's flush timing, not on the notebook (nbconvert's CoalesceStreamsPreprocessor, without its
+    carriage-return pass, whose regular expression is quadratic on a student's long line)."""
+    joined = []
+    for output in cell.get("outputs", []):
+        if (joined and output.get("output_type") == "stream" and joined[-1].get("output_type") == "stream"
+                and joined[-1].get("name") == output.get("name")):
+            joined[-1]["text"] = joined[-1].get("text", "") + output.get("text", "")
+        else:
+            joined.append(output)
+    if "outputs" in cell:
+        cell["outputs"] = joined
+
+
 class SandboxedExecute(Execute):
     """nbgrader's Execute, with the student's code in a sandboxed kernel and the tests in the grader.
 
@@ -52,6 +67,7 @@ class SandboxedExecute(Execute):
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
         kwargs.setdefault("store_widget_state", False)  # widget state: the kernel's data, unbounded, unused
+        kwargs.setdefault("record_timing", False)  # the clock's, not the notebook's: a regrade gives the same file
         # A graded kernel's state is thrown away: killing it (its cgroups' processes too, grader.cgroups)
         # saves waiting for the interpreter's teardown, about 0.4 s a notebook.
         kwargs.setdefault("shutdown_kernel", "immediate")
@@ -68,15 +84,20 @@ class SandboxedExecute(Execute):
         self._budget_spent = ""
         self._output_bytes, self._notebook_output_bytes = {}, 0
         cell_outcome.forget_submitted(nb)
+        for cell in nb.cells:  # when the student ran each cell: the clock's (nbclient's own record is off)
+            cell.get("metadata", {}).pop("execution", None)
         if self.limits.sandbox and cgroups.problem():
             self.log.warning(cgroups.problem())
         for suffix in ("log", "tests.log"):  # this grading's logs only (a kernel's restarts append to them)
             if self._log_path(suffix):
                 open(self._log_path(suffix), "wb").close()
         try:
-            return super().preprocess(nb, resources, km)
+            nb, resources = super().preprocess(nb, resources, km)
         finally:
             self._close_tests()
+        for cell in nb.cells:
+            join_streams(cell)
+        return nb, resources
 
     def _close_tests(self):
         if self._tests is not None:
