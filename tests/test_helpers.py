@@ -92,3 +92,13 @@ def test_plot_attention_grid_draws_layers_by_heads_with_tokens_and_one_colour_ba
     plt.close(figure)
     with pytest.raises(ValueError, match="3 key labels for 4 key positions"):
         plot_attention_grid(weights, list("abcde"), ["w", "x", "y"])
+
+
+def test_seconds_since_prints_the_clock_outside_grading_runs_only(monkeypatch):
+    import time
+
+    from attention_course.runtime import NOT_TIMED, seconds_since
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert seconds_since(time.perf_counter() - 2.26, 1) == "2.3 s" and seconds_since(time.perf_counter() - 7) == "7 s"
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert seconds_since(time.perf_counter() - 2.26, 1) == NOT_TIMED
