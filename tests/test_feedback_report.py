@@ -76,7 +76,9 @@ def test_the_report_counts_each_named_mistake_exactly(graded):
     assert scan_page(page_text).problems == [] and "<script" not in page_text
     assert page_text.count("data:image/png;base64,") >= 1  # the score histogram
     notebooks = {row[0]: row for row in rows(workspace / "report_notebooks.csv")[1:]}
-    assert set(notebooks) == set(CLASS) and all(float(row[4]) > 0 for row in notebooks.values())
+    times = {row[0]: float(row[2]) for row in rows(workspace / "report_times.csv")[1:]}
+    assert set(notebooks) == set(times) == set(CLASS) and all(seconds > 0 for seconds in times.values())
+    assert "written" not in page_text and "grading seconds" not in page_text, "the page holds no clock reading"
 
 
 @pytest.mark.slow
