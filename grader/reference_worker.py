@@ -34,6 +34,18 @@ MAX_MESSAGE_BYTES = 24 * 2 ** 20
 START_SECONDS = 120  # the child's imports and a notebook's setup cell, before it answers its first call
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _prctl():
+    """Linux's prctl, looked up before any fork."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
 class WorkerFailed(RuntimeError):
     """The worker ran out of time or memory, or died: what the student's call gets instead of an answer."""
 
@@ -110,12 +122,13 @@ class ReferenceWorker:
     def _start(self):
         limit = self.memory_mb * 2 ** 20
 
-        def limited():  # in the child, before it runs anything
+        prctl = _prctl()
+
+        def limited():  # in the child between fork and exec: no imports (another thread may hold their lock)
             if limit:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            with contextlib.suppress(OSError):  # Linux: die with the grader
-                import ctypes
-                ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            if prctl is not None:
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the grader, even in the middle of a call
         self.process = subprocess.Popen([sys.executable, "-m", "grader.reference_worker"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, preexec_fn=limited)
