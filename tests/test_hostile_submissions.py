@@ -10,8 +10,9 @@ from pathlib import Path
 import attention_course
 import nbformat
 import pytest
+from sqlalchemy import select
 
-from grader import cell_outcome
+from grader import cell_outcome, ledger
 from grader.class_report import notebook_problems
 from grader.feedback_summary import exercise_reports
 from grader.grading import Grader
@@ -181,6 +182,11 @@ def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):
     assert "outputs of this notebook beyond 8,192 KB were dropped" in full.read_text()
     page = grader.feedback_path("trick_many_full_cells", ASSIGNMENT)
     assert page.stat().st_size < 10 * 2 ** 20, f"feedback of {page.stat().st_size:,} bytes"
+    # The gradebook's copy (the ledger) is the capped notebook and page, nothing more.
+    with ledger.engine_for(grader.db_url).connect() as connection:
+        row = connection.execute(select(ledger.GRADED).where(ledger.GRADED.c.student == "trick_many_full_cells")).one()
+    assert ledger.unpack(row.autograded) == {NOTEBOOK: full.read_text(encoding="utf-8")}
+    assert ledger.unpack(row.feedback) == {page.name: page.read_text(encoding="utf-8")}
     log = grader.workspace / "logs" / f"trick_flood_kernel_stderr-{ASSIGNMENT}.log"
     assert log.stat().st_size < 1.1 * 2 ** 20, f"the kernel's own stderr kept {log.stat().st_size:,} bytes"
 
