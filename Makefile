@@ -28,10 +28,10 @@ lab: install  ## open the course in JupyterLab 4: make lab [LAB_ARGS="--port=889
 TEST_WORKERS ?= 2
 
 test: install  ## the whole test suite (what CI runs): make test [TEST_WORKERS=n]
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-fast: install  ## everything except whole-notebook runs and nbgrader pipelines on the real notebooks
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not slow"
 
 grade: install  ## autograde: make grade [SUBMISSIONS=folder] [ASSIGNMENT=name]
 	$(BIN)/python -m grader grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))

@@ -11,23 +11,43 @@ SPLIT_BY_ASSIGNMENT = {"test_mutants.py", "test_course_notebooks.py"}
 SAME_WORKER = {"test_slurm_cluster.py": "test_shards.py"}
 
 
+# Seconds a group takes on 2 busy cores (the longest tests of a clean-clone run, 2026-12-05, --durations); a
+# group not listed counts one second a test. The longest groups go first, so that neither worker is left with
+# one of them while the other has finished (make test passes --no-loadscope-reorder, which keeps this order).
+GROUP_SECONDS = {
+    "test_classroom_load.py": 310, "test_mutants.py:08_real_translation": 300, "test_shards.py": 270,
+    "test_hostile_submissions.py": 230, "test_course_notebooks.py:08_real_translation": 215,
+    "test_student_path.py": 210, "test_mutants.py:06_transformer": 200, "test_grading_pipeline.py": 190,
+    "test_course_notebooks.py:01_encoder_decoder": 180, "test_on_submit.py": 170,
+    "test_course_notebooks.py:05_attention_in_models": 150, "test_course_notebooks.py:06_transformer": 140,
+    "test_lti_classroom.py": 125, "test_classroom_term.py": 120, "test_course_notebooks.py:03_date_translation": 110,
+    "test_course_notebooks.py:07_attention_applications": 100, "test_reproducible_grading.py": 95,
+    "test_all_wrong.py": 90, "test_nb08_real_translation.py": 70, "test_on_submit_service.py": 70,
+}
+
+
+def group_of(item) -> str:
+    group = SAME_WORKER.get(item.path.name, item.path.name)
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    if group in SPLIT_BY_ASSIGNMENT and "assignment" in params:
+        group = f"{group}:{params['assignment']}"
+    return group
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under `pytest -n N --dist loadgroup` (make test) every test file runs whole in one worker, so its module
     fixtures are made once (SAME_WORKER: two files in one), except SPLIT_BY_ASSIGNMENT, which is one group per
-    assignment. The split groups,
-    the largest, are queued first so that no worker is left with one of them at the end."""
-    split = []
+    assignment. Groups are queued longest first (GROUP_SECONDS), each in the order of its file."""
+    groups = {id(item): group_of(item) for item in items}
+    count = {}
+    for group in groups.values():
+        count[group] = count.get(group, 0) + 1
+    cost = {group: max(GROUP_SECONDS.get(group, 0), tests) for group, tests in count.items()}
+    order = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (-cost[groups[id(item)]], groups[id(item)], order[id(item)]))
     for item in items:
-        group = SAME_WORKER.get(item.path.name, item.path.name)
-        params = item.callspec.params if hasattr(item, "callspec") else {}
-        if group in SPLIT_BY_ASSIGNMENT and "assignment" in params:
-            group = f"{group}:{params['assignment']}"
-            split.append(item)
-        item.add_marker(pytest.mark.xdist_group(group))
-    if split:
-        chosen = set(map(id, split))
-        items[:] = split + [item for item in items if id(item) not in chosen]
+        item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
