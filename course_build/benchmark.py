@@ -2,7 +2,8 @@
 
 python -m course_build.benchmark notebooks          Run All (full, with training); one solved student autograded by
                                               stock nbgrader, by `grade` and by `grade --unsafe-no-sandbox`:
-                                              the sandbox's cost, and the time test cells take in the grader
+                                              the sandbox's cost, and the time test cells take in the grader;
+                                              each time over its assignment's budget (assignment.toml)
 python -m course_build.benchmark grading [-n 20] [-w W ...]  n simulated students x all assignments: stock sequential
                                               `nbgrader autograde` against `grade` with parallel workers,
                                               without feedback (the same work) and with it
@@ -27,6 +28,7 @@ from nbclient import NotebookClient
 from nbconvert.exporters import Exporter, HTMLExporter, TemplateExporter
 from nbgrader.api import Gradebook
 
+from grader.assignment_settings import assignment_settings
 from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environment
 from grader.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
@@ -70,7 +72,7 @@ def use_stock_nbgrader(grader: Grader):
         f"c.CourseDirectory.source_directory = {config.CourseDirectory.source_directory!r}",
         f"c.CourseDirectory.release_directory = {config.CourseDirectory.release_directory!r}",
         f"c.CourseDirectory.db_url = {config.CourseDirectory.db_url!r}",
-        f"c.Execute.timeout = {config.Execute.timeout!r}",
+        f"c.Execute.timeout = {grader.limits.cell_seconds!r}",
         "c.IgnorePattern.enabled = True",
         f"c.IgnorePattern.pattern = {config.IgnorePattern.pattern!r}",
         "c.OverwriteCells.add_missing_cells = True", ""]))
@@ -188,10 +190,11 @@ def phases_benchmark(names, students: int):
 
 
 def notebooks_benchmark(names):
-    """Per assignment, one solved student: Run All, stock nbgrader, `grade` with and without the sandbox."""
+    """Per assignment, one solved student: Run All, stock nbgrader, `grade` with and without the sandbox; then
+    every time over the assignment's budget."""
     print(f"{'assignment':<26}{'Run All':>9}{'stock nbgrader':>16}{'grade':>8}{'no sandbox':>12}"
           f"{'sandbox cost':>14}{'test cells in grader':>22}   (seconds)")
-    test_cells = timed_test_cells()
+    test_cells, over = timed_test_cells(), []
     import keras  # noqa: F401 (a grading process imports TensorFlow once, for its first notebook; not per row)
     for assignment in names:
         run_all = run_all_seconds(assignment)
@@ -214,6 +217,21 @@ def notebooks_benchmark(names):
         print(f"{assignment:<26}{run_all:>9.1f}{seconds['stock']:>16.1f}{seconds['grade']:>8.1f}"
               f"{seconds['unsafe']:>12.1f}"
               f"{seconds['grade'] - seconds['unsafe']:>14.1f}{seconds['tests']:>22.1f}   score {score}", flush=True)
+        over += over_budget(assignment, run_all, seconds["grade"])
+    for line in over:
+        print(line)
+    print(f"{len(over)} over budget (course/<assignment>/assignment.toml [budgets])")
+
+
+def over_budget(assignment: str, run_all: float, grading: float) -> list:
+    """What exceeds the assignment's declared budgets, one line each."""
+    settings = assignment_settings(assignment)
+    if settings is None:
+        return [f"{assignment}: no assignment.toml, so no budgets to check"]
+    return [f"OVER BUDGET {assignment}: {what} {measured:.1f} s, budget {budget} s"
+            for what, measured, budget in (("Run All", run_all, settings.run_all_seconds),
+                                           ("grading one solved student", grading, settings.grading_seconds))
+            if measured > budget]
 
 
 class BusyCores:

@@ -41,8 +41,6 @@ def main(argv=None) -> int:
             limits.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, dest=f"limit_{name}",
                                 metavar=name.rsplit("_", 1)[-1].upper(),
                                 help=f"{trait.help} (default {trait.default_value})")
-    grade.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
-                       help="wall-clock limit per cell (default: Execute.timeout in grader/nbgrader_config.py)")
     grade.add_argument("--db-url", default=None,
                        help="gradebook URL, e.g. postgresql+psycopg://user@host/gradebook (default: $GRADER_DB_URL, "
                             "else SQLite in the workspace)")
@@ -90,7 +88,7 @@ def main(argv=None) -> int:
         if args.unsafe_no_sandbox:
             chosen["sandbox"] = False
         db_url = args.db_url or os.environ.get("GRADER_DB_URL") or None  # a Secret's value, never in `ps`
-        grader = Grader(workspace, args.source, workers=args.workers, cell_timeout=args.cell_timeout,
+        grader = Grader(workspace, args.source, workers=args.workers,
                         db_url=db_url, **chosen)
         if args.finish:  # the whole class, from the gradebook: what every shard graded
             missing = grader.finish(args.submissions, args.assignments)

@@ -45,15 +45,15 @@ __all__ = ["Grader", "Result", "summary_table"]
 class Grader:
     """One grading workspace: its own release copy, submitted/, autograded/, feedback/ and gradebook.
 
-    `limits` override grader.limits.GradingLimits by name (memory_mb=4000, notebook_seconds=600, ...; the
-    course config's values otherwise); each cell runs under `cell_timeout` seconds; `workers` notebooks
+    `limits` override grader.limits.GradingLimits by name (memory_mb=4000, cell_seconds=60, ...; the
+    assignment's own, course/<assignment>/assignment.toml, or the course config's otherwise); `workers` notebooks
     are graded at once (default: one per core), each kernel with cores // workers threads for NumPy and
     TensorFlow unless `threads` says otherwise. `db_url` puts the gradebook elsewhere, e.g. PostgreSQL
     for several graders (default: SQLite here). `exchange` is nbgrader's exchange root the workspace releases
     feedback to (the on-submit service, grader/on_submit.py; default: the workspace's own).
     """
 
-    def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, cell_timeout: int = None, workers: int = None,
+    def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, workers: int = None,
                  db_url: str = None, exchange: Path = None, **limits):
         prepare_environment()
         unknown = sorted(set(limits) - set(GradingLimits.class_trait_names(config=True)))
@@ -80,10 +80,8 @@ class Grader:
                                   "(student code could then change grades), pass --unsafe-no-sandbox")
             if cgroups.problem():
                 print(f"WARNING: {cgroups.problem()}", file=sys.stderr)
-        self.settings = {"cell_timeout": cell_timeout, **limits}  # what each worker process is given
+        self.settings = dict(limits)  # what each worker process is given
         self.config.SandboxedExecute.kernel_log_dir = str(self.workspace / "logs")
-        if cell_timeout:
-            self.config.Execute.timeout = cell_timeout
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=self.config), config=self.config)
         self.db_url = self.config.CourseDirectory.db_url
 

@@ -20,6 +20,9 @@ class GradingLimits(Configurable):
                                     "of address space").tag(config=True)
     cpu_seconds = Integer(900, help="CPU time of one kernel in seconds (thirty times a solved notebook's "
                                     "autograde)").tag(config=True)
+    cell_seconds = Integer(300, help="Wall-clock limit of one cell in seconds, never past the notebook's budget "
+                                     "(Keras cells build and load models: nbgrader's own default of 30 s is too "
+                                     "short)").tag(config=True)
     notebook_seconds = Integer(1_800, help="Wall-clock budget for one notebook, kernel restarts, replays and "
                                            "test cells included; past it the rest of the notebook is not run"
                                ).tag(config=True)

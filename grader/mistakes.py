@@ -216,10 +216,12 @@ def _grade_mistakes(found, missing, config, db_url, source_nb, release, log):
     answers = {"__solved__": solved_answers(source_nb), "__wrong__": found.mistakes}
     built = mistakes_notebook(solved, missing, answers)
     started = time.monotonic()
-    limits = GradingLimits(config=config)
-    limits.notebook_seconds = limits.notebook_cpu_seconds = 0  # many blocks: each cell keeps its own timeout
-    execute = SandboxedExecute(config=config, limits=limits)
-    execute.timeout = min(execute.timeout or MISTAKE_CELL_SECONDS, MISTAKE_CELL_SECONDS)  # a slow mistake
+    # Set in the config, so that they win over the assignment's own limits (grader/assignment_settings.py).
+    config = copy.deepcopy(config)
+    config.GradingLimits.notebook_seconds = config.GradingLimits.notebook_cpu_seconds = 0  # many blocks: per cell
+    cell_seconds = GradingLimits(config=config).cell_seconds
+    config.GradingLimits.cell_seconds = min(cell_seconds or MISTAKE_CELL_SECONDS, MISTAKE_CELL_SECONDS)  # a slow mistake
+    execute = SandboxedExecute(config=config)
     resources = {"nbgrader": {"db_url": db_url, "assignment": assignment, "notebook": assignment,
                               "student": "_named_mistakes"},
                  "metadata": {"path": str(release)}}

@@ -28,7 +28,7 @@ def hostile_benchmark(students: int):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for label, builders in (("honest", honest), ("hostile", tricks)):
-            grader = Grader(root / label, source=FIXTURE_SOURCE, cell_timeout=5, notebook_seconds=30)
+            grader = Grader(root / label, source=FIXTURE_SOURCE, cell_seconds=5, notebook_seconds=30)
             grader.generate(cases.ASSIGNMENT)
             released = nbformat.read(grader.workspace / "release" / cases.ASSIGNMENT / cases.NOTEBOOK, as_version=4)
             source = nbformat.read(FIXTURE_SOURCE / cases.ASSIGNMENT / cases.NOTEBOOK, as_version=4)

@@ -1,10 +1,13 @@
 """Every solution notebook runs top to bottom, and nbgrader grades the real assignments right:
 a solved notebook gets full marks and an untouched one 0."""
+import json
 import time
 
+import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from grader.assignment_settings import assignment_settings
 from grader.grading import Grader
 from grader.samples import write_samples
 from tests.course_files import ASSIGNMENTS, NOTEBOOKS, SOLUTIONS, source_notebook
@@ -17,11 +20,20 @@ def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     notebook = source_notebook(assignment)
+    # Last, which checked data files the run opened (attention_course.datafiles): what the assignment declares.
+    notebook.cells.append(nbformat.v4.new_code_cell(
+        "import json, attention_course.datafiles as _datafiles\nprint(json.dumps(sorted(_datafiles._verified)))"))
     client = NotebookClient(notebook, timeout=900, kernel_name="python3",
                             resources={"metadata": {"path": str(SOLUTIONS / assignment)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError on the first failing cell
-    print(f"{assignment}: Run All {time.perf_counter() - start:.1f} s")
+    seconds, budget = time.perf_counter() - start, assignment_settings(assignment).run_all_seconds
+    print(f"{assignment}: Run All {seconds:.1f} s, budget {budget} s{' (OVER BUDGET)' if seconds > budget else ''}")
+    # A graded run opens shipped weights in place of training (notebook 05), so Run All may open fewer.
+    opened = json.loads(notebook.cells.pop().outputs[0].text)
+    undeclared = sorted(set(opened) - set(assignment_settings(assignment).datasets))
+    assert not undeclared, (f"{assignment} opens {undeclared}, which course/{assignment}/assignment.toml does not "
+                            "declare under [reads] datasets")
     red = [(index, output.text[:200]) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
            for output in cell.outputs if output.output_type == "stream" and output.name == "stderr"]
     assert not red, f"{assignment}: Run All prints to stderr (red in JupyterLab), cell index and text: {red}"

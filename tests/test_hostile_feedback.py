@@ -42,7 +42,7 @@ print("<script>alert('print')</script> readable print")
 @pytest.fixture(scope="module")
 def feedback(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile_feedback")
-    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=60, workers=1)
+    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_seconds=60, workers=1)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     notebook = fill_answers(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4))

@@ -35,7 +35,7 @@ NOTEBOOK_SECONDS = 30  # the budget per notebook in this class: a solved fixture
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     before = package_digest()
-    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_timeout=5, workers=2,
+    grader = Grader(root / "workspace", source=FIXTURE_SOURCE, cell_seconds=5, workers=2,
                     notebook_seconds=NOTEBOOK_SECONDS)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
@@ -114,7 +114,7 @@ def test_feedback_shows_hidden_test_results_but_not_their_code(graded):
 
 
 def test_cpu_time_limit_stops_the_kernel_and_grading_goes_on(tmp_path):
-    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, cpu_seconds=3, cell_timeout=60, workers=1)
+    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, cpu_seconds=3, cell_seconds=60, workers=1)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     notebook = fill_answers(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4))
@@ -194,7 +194,7 @@ def test_what_a_kernel_sends_is_capped_before_it_is_kept(graded):
 def test_a_display_over_the_message_cap_is_refused_by_the_cap_not_by_a_timeout(tmp_path):
     """MAXMSGSIZE on the notebook client's sockets, at a cap of 4 MB with a 12 MB display and a cell timeout of
     10 minutes: the cap, not the clock, stops it, however loaded the machine (issue: round 3, item 8)."""
-    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, message_mb=4, cell_timeout=600, workers=1)
+    grader = Grader(tmp_path / "workspace", source=FIXTURE_SOURCE, message_mb=4, cell_seconds=600, workers=1)
     grader.generate(ASSIGNMENT)
     student = nbformat.read(grader.workspace / "release" / ASSIGNMENT / NOTEBOOK, as_version=4)
     notebook = wrong_with(student, nbformat.read(FIXTURE_SOURCE / ASSIGNMENT / NOTEBOOK, as_version=4),

@@ -8,6 +8,7 @@ from nbgrader.api import Gradebook
 
 from grader import cgroups
 from grader.course import prepare_environment
+from grader.limits import GradingLimits
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute, trusted_sources)
 from grader.preprocessors.sandboxed_execute import join_streams
@@ -53,7 +54,7 @@ def test_trusted_sources_come_from_the_gradebook_not_the_submission(resources):
 
 @pytest.mark.skipif(bool(sandbox_problem()), reason="no sandbox here")
 def test_a_test_cell_the_student_emptied_runs_as_the_gradebook_has_it(resources):
-    executed, _ = SandboxedExecute(timeout=30).preprocess(notebook(test_source="pass"), resources)
+    executed, _ = SandboxedExecute(limits=GradingLimits(cell_seconds=30)).preprocess(notebook(test_source="pass"), resources)
     error = [o for o in executed.cells[2].outputs if o.output_type == "error"]
     assert error and error[0].evalue == "f() should be 1"
 
@@ -62,7 +63,7 @@ def test_a_test_cell_the_student_emptied_runs_as_the_gradebook_has_it(resources)
 def test_a_cell_the_student_flags_as_a_test_runs_in_the_kernel_not_the_grader(resources):
     nb = notebook(answer="def f():\n    return 1")
     nb.cells.append(cell("import os\nprint(os.getuid())", "invented_test", grade=True, points=5))
-    executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
+    executed, _ = SandboxedExecute(limits=GradingLimits(cell_seconds=30)).preprocess(nb, resources)
     assert executed.cells[2].outputs == []  # the real test passes
     assert executed.cells[3].outputs[0].text.strip() == "65534"  # the invented one ran sandboxed
 
@@ -75,7 +76,7 @@ def test_a_graded_cell_keeps_no_clock_and_its_printing_is_one_output_per_stream(
     nb.cells[1].metadata["execution"] = {"iopub.status.busy": "2026-12-01T10:00:00.000000Z"}
     nb.cells.insert(2, cell("import sys, time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.05)\n"
                             "    print('e', i, file=sys.stderr, flush=True)\nprint('end', flush=True)"))
-    executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
+    executed, _ = SandboxedExecute(limits=GradingLimits(cell_seconds=30)).preprocess(nb, resources)
     assert not any("execution" in c.metadata for c in executed.cells)
     streams = [(o.name, o.text) for o in executed.cells[2].outputs]
     assert "".join(text for name, text in streams if name == "stdout") == "0\n1\n2\nend\n"
@@ -157,7 +158,7 @@ def test_a_dead_kernels_folder_and_cgroups_go_before_the_next_kernel_starts(reso
             "open(os.path.join(run, 'ballast'), 'wb').write(b'x' * 2 ** 24)\nos._exit(3)")
     nb = notebook(answer=dies)
     nb.cells.append(cell("print('after the replay')"))
-    executed, _ = SandboxedExecute(timeout=30).preprocess(nb, resources)
+    executed, _ = SandboxedExecute(limits=GradingLimits(cell_seconds=30)).preprocess(nb, resources)
     assert "after the replay" in executed.cells[3].outputs[0].text
     assert seen_at_start == [[], []], "the dead kernel's private folder outlived it"
     assert _own_boxes() == []

@@ -18,6 +18,7 @@ from traitlets import Instance, Integer, Unicode, default
 
 from grader import cell_outcome, cgroups
 from grader.course import nbgrader_meta
+from grader.assignment_settings import limit_overrides
 from grader.limits import GradingLimits
 from grader.sandbox import GradingKernelManager
 from grader.trusted_tests import answer_sources, connect_tests, error_output
@@ -72,8 +73,10 @@ class SandboxedExecute(Execute):
         # saves waiting for the interpreter's teardown, about 0.4 s a notebook.
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(**kwargs)
+        self._class_limits = self.limits
 
     def preprocess(self, nb, resources=None, km=None):
+        self.limits = self._assignment_limits(resources)
         self._deaths = 0
         self._tests = None
         self._resources = resources
@@ -98,6 +101,16 @@ class SandboxedExecute(Execute):
         for cell in nb.cells:
             join_streams(cell)
         return nb, resources
+
+    def _assignment_limits(self, resources) -> GradingLimits:
+        """The class's limits with the graded assignment's own (course/<assignment>/assignment.toml) where the
+        instructor's configuration sets none."""
+        assignment = ((resources or {}).get("nbgrader") or {}).get("assignment")
+        overrides = limit_overrides(assignment, explicit=set(self.config.GradingLimits))
+        if not overrides:
+            return self._class_limits
+        names = GradingLimits.class_trait_names(config=True)
+        return GradingLimits(**{**{name: getattr(self._class_limits, name) for name in names}, **overrides})
 
     def _close_tests(self):
         if self._tests is not None:
@@ -130,8 +143,9 @@ class SandboxedExecute(Execute):
         return ""
 
     def _get_timeout(self, cell):
-        """A cell's timeout, never past the notebook's budget."""
-        timeout = super()._get_timeout(cell)
+        """A cell's timeout (GradingLimits.cell_seconds, in place of nbclient's Execute.timeout), never past the
+        notebook's budget."""
+        timeout = self.limits.cell_seconds or None
         left = self._seconds_left()
         if left == math.inf:
             return timeout
