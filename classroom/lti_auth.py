@@ -6,7 +6,7 @@ and it leaves out (checked against the course's registration, grader/lti_registr
   replayed with the browser's captured cookies is refused (the package checks the nonce only against a
   cookie);
 - the hub user name comes from the registration's username claim only (never a fallback to `sub`), must be a
-  valid course id (grader/student_ids.py) and on the classroom's roster (the hub's allowed users);
+  valid course id (grader/intake/student_ids.py) and on the classroom's roster (the hub's allowed users);
 - a launch whose roles claim holds an instructor role is refused unless its user is the roster's instructor:
   the roster, not a claim in a launch, says who grades;
 - after sign-in the browser goes to the assignment the link names (the registration's assignment claim),
@@ -25,7 +25,7 @@ from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
 from tornado.web import HTTPError
 from traitlets import Integer, List, Set, Unicode
 
-from grader import student_ids
+from grader.intake import student_ids
 from grader.lti_registration import AGS_CLAIM, DEPLOYMENT_CLAIM, INSTRUCTOR_ROLES, ROLES_CLAIM, LtiRegistration
 
 AGAIN = "Open the course again from its link in your LMS."

@@ -31,7 +31,7 @@ class Result:
     max_score: float = 0.0
     failed: list = field(default_factory=list)
     error: str = ""
-    notes: list = field(default_factory=list)  # what intake left out (grader.intake), a budget that was spent
+    notes: list = field(default_factory=list)  # what intake left out (grader.intake.submissions), a budget that was spent
     seconds: float = 0.0  # how long autograding took (the class report)
     graded_now: bool = False  # graded by this run (else read from the ledger: graded before)
 

@@ -28,10 +28,10 @@ from grader.feedback_summary import named_mistakes
 from grader.grading_order import LongestFirst
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
-from grader.intake import (TREE_LAYOUT, ZIP_LAYOUT, folders, student_folders, take_collected, take_submission,
+from grader.intake.submissions import (TREE_LAYOUT, ZIP_LAYOUT, folders, student_folders, take_collected, take_submission,
                            take_tree, zips_by_assignment)
 from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
-from grader.lms_archives import NOTES_FILE
+from grader.intake.lms_archives import NOTES_FILE
 from grader.limits import GradingLimits
 from grader.sandbox import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
@@ -96,14 +96,14 @@ class Grader:
         return self.workspace / "submitted" / student / assignment
 
     def take_tree(self, folder: Path, assignments: list) -> tuple:
-        """Copy <folder>/<student>/<assignment>/ into the workspace (grader.intake: no link followed);
+        """Copy <folder>/<student>/<assignment>/ into the workspace (grader.intake.submissions: no link followed);
         return the (student, assignment) pairs and, by pair, the notes on what was left out."""
         return take_tree(folder, assignments, self.workspace / "submitted", self.config.CourseDirectory.max_file_size)
 
     def take_zips(self, folder: Path, assignments: list) -> tuple:
-        """Put LMS zip downloads through `nbgrader zip_collect` (with grader/lms_archives.py's extractor and
+        """Put LMS zip downloads through `nbgrader zip_collect` (with grader/intake/lms_archives.py's extractor and
         collector), once per assignment they contain; then copy what it put in submitted/ again with
-        grader.intake. Returns the pairs and the notes, as take_tree: a student whose uploads were all left
+        grader.intake.submissions. Returns the pairs and the notes, as take_tree: a student whose uploads were all left
         out is graded as "notebook missing", with the notes saying which upload and why; uploads that name
         no valid student are listed for the instructor."""
         pairs, notes = [], {}
@@ -346,7 +346,7 @@ class Grader:
 
 def class_submissions(folder: Path, assignments: list) -> dict:
     """(student, assignment) -> its folder, for every submission in a <student>/<assignment>/ tree, chosen as
-    grader.intake.take_tree chooses them (a student folder that is a link stands for every assignment, and
+    grader.intake.submissions.take_tree chooses them (a student folder that is a link stands for every assignment, and
     is never followed), without copying anything."""
     found = {}
     for student in student_folders(folder):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from grader import lms_archives, student_ids
+from grader.intake import lms_archives, student_ids
 from grader.csv_cells import write_rows
 
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]

@@ -11,7 +11,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 
 from grader.feedback_summary import FeedbackSummary
 from grader.grades_export import QuotedCsvExportPlugin
-from grader.lms_archives import COLLECTOR_REGEXP, BoundedZipExtractor, LmsFileNameCollector
+from grader.intake.lms_archives import COLLECTOR_REGEXP, BoundedZipExtractor, LmsFileNameCollector
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute)
 from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback
@@ -72,7 +72,7 @@ c.CheckedHTMLExporter.extra_template_paths = [
     os.path.join(formgrader, "static", "node_modules", "bootstrap", "dist", "css")]
 
 # zip_collect: LMS downloads named like Canvas's "<student>_<late_><user id>_<file id>_<notebook>.ipynb",
-# read by the course's own extractor and collector (grader/lms_archives.py): nothing nested is unpacked, no
+# read by the course's own extractor and collector (grader/intake/lms_archives.py): nothing nested is unpacked, no
 # member's mode or path applies, the student is the LMS's name for them, and a bad upload is that student's.
 c.ZipCollectApp.extractor_plugin = BoundedZipExtractor
 c.ZipCollectApp.collector_plugin = LmsFileNameCollector
@@ -81,5 +81,5 @@ c.ZipCollectApp.strict = True
 # nbgrader export writes grades.csv with every cell quoted where needed and no formula (grader/grades_export.py).
 c.ExportApp.plugin_class = QuotedCsvExportPlugin
 
-# collect copies each student's inbound submission without following its links (grader/exchange_collect.py).
-c.ExchangeFactory.collect = "grader.exchange_collect.SafeExchangeCollect"
+# collect copies each student's inbound submission without following its links (grader/intake/exchange_collect.py).
+c.ExchangeFactory.collect = "grader.intake.exchange_collect.SafeExchangeCollect"

@@ -46,10 +46,10 @@ from sqlalchemy.exc import IntegrityError
 from traitlets import Bool, Dict, Enum, Float as FloatTrait, Integer, TraitError
 from traitlets.config import Configurable
 
-from grader import student_ids
+from grader.intake import student_ids
 from grader.course import CourseError, check_assignments
 from grader.grading import Grader, _worker_grade, _worker_name_mistakes
-from grader.intake import take_submission
+from grader.intake.submissions import take_submission
 from grader.ledger import class_lock, engine_for, grader_id, metadata, now, pack, read_pages, unpack
 
 # nbgrader submit's folder name: <student>+<assignment>+<timestamp>+<random> (0.9's add_random_string).
@@ -354,7 +354,7 @@ class OnSubmit:
             self.pool = None
 
     def _take(self, row) -> str:
-        """Copy the attempt with grader.intake into submitted/ (and keep a copy); '' or why it cannot be graded."""
+        """Copy the attempt with grader.intake.submissions into submitted/ (and keep a copy); '' or why it cannot be graded."""
         source = self.inbound / row.folder
         copy = self.copies / row.folder
         if copy.exists():

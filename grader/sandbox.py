@@ -12,7 +12,7 @@ grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses
   ipc sockets in a folder only it and the grader share); every process it starts dies with it;
 - a read-only file system of /usr, the few files of /etc a Python kernel needs, the Python
   environment, the course package and its datasets; sized tmpfs for /tmp, /dev/shm and the home that
-  receives a copy of this one submission's files (grader.safe_copy: links, devices and FIFOs never
+  receives a copy of this one submission's files (grader.intake.safe_copy: links, devices and FIFOs never
   followed); nothing of solutions/, grader/, tests/, the gradebook, the workspace or other students;
 - its own cgroups (grader.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
 - a system-call filter (grader.seccomp): bpf, perf events, io_uring, the keyring, ptrace, mounts and the
@@ -42,7 +42,7 @@ import attention_course
 from attention_course.paths import datasets_dir
 from grader import cgroups, seccomp
 from grader.limits import GradingLimits
-from grader.safe_copy import copy_tree
+from grader.intake.safe_copy import copy_tree
 
 SANDBOX_UID = 65534
 HOME = "/home/student"

@@ -1,4 +1,4 @@
-"""grader.intake and the exchange's collect: links in a submission are never followed, limits hold, and
+"""grader.intake.submissions and the exchange's collect: links in a submission are never followed, limits hold, and
 every dropped thing is reported (fast: no grading; tests/test_link_submissions.py grades)."""
 import logging
 import stat
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from nbgrader.coursedir import CourseDirectory
 
-from grader import intake
-from grader.exchange_collect import SafeExchangeCollect
+from grader.intake import submissions as intake
+from grader.intake.exchange_collect import SafeExchangeCollect
 from grader.gradebook import Result, summary_table
-from grader.intake import rescue_renamed_notebook, take_tree, zips_by_assignment
-from grader.safe_copy import LINK_TARGET_CHARS, printable
+from grader.intake.submissions import rescue_renamed_notebook, take_tree, zips_by_assignment
+from grader.intake.safe_copy import LINK_TARGET_CHARS, printable
 
 A = "00_fixture"
 NOTEBOOK = f"{A}.ipynb"

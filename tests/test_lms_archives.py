@@ -1,5 +1,5 @@
 """Hostile LMS downloads through nbgrader's real zip_collect with the course's extractor and collector
-(grader/lms_archives.py): nothing nested is unpacked, no member's mode, path or name beyond the LMS's own
+(grader/intake/lms_archives.py): nothing nested is unpacked, no member's mode, path or name beyond the LMS's own
 decides anything, sizes are bounded before reading, and one student's bad upload is that student's alone."""
 import io
 import json
@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from grader.grading import Grader, summary_table
-from grader.lms_archives import MAX_NOTEBOOK_BYTES, NOTES_FILE, parse
+from grader.intake.lms_archives import MAX_NOTEBOOK_BYTES, NOTES_FILE, parse
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 

@@ -1,4 +1,4 @@
-"""grader.safe_copy.copy_tree: a submission is copied without following a link, within its limits."""
+"""grader.intake.safe_copy.copy_tree: a submission is copied without following a link, within its limits."""
 import os
 import socket
 import stat
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import safe_copy
-from grader.safe_copy import LINK_TARGET_CHARS, copy_tree, printable
+from grader.intake import safe_copy
+from grader.intake.safe_copy import LINK_TARGET_CHARS, copy_tree, printable
 
 SECRET = b"SECRET-7f3a9c: not the student's"
 LIMITS = {"max_file_bytes": 5_000_000, "max_total_bytes": 50_000_000, "max_files": 1_000}

@@ -16,7 +16,7 @@ from grader.csv_cells import inert, write_rows
 from grader.gradebook import export_csv
 from grader.grading import Grader
 from grader.samples import fill_answers
-from grader.student_ids import problem
+from grader.intake.student_ids import problem
 from tests.course_files import FIXTURE_SOURCE
 
 A = "00_fixture"

@@ -1,9 +1,9 @@
-"""nbgrader's exchange `collect`, copying each submission with grader.intake (no link ever followed).
+"""nbgrader's exchange `collect`, copying each submission with grader.intake.submissions (no link ever followed).
 
 Students write their inbound submissions themselves, and nbgrader's own collect copies them with
 shutil.copytree as the instructor: a link there would bring the instructor's files (solutions, the
 gradebook, another student's notebook) into the student's submission. They name them too: a user name
-that is not a valid student id (grader/student_ids.py) is not collected. Wired in grader/nbgrader_config.py
+that is not a valid student id (grader/intake/student_ids.py) is not collected. Wired in grader/nbgrader_config.py
 as `c.ExchangeFactory.collect`, so `nbgrader collect` and the Formgrader's Collect button both use it.
 """
 import os
@@ -13,14 +13,14 @@ from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
-from grader import student_ids
-from grader.intake import copy_submission
+from grader.intake import student_ids
+from grader.intake.submissions import copy_submission
 
 
 class SafeExchangeCollect(ExchangeCollect):
     def init_src(self):
         """nbgrader's choice of each student's latest submission, less those whose user name is not a valid
-        student id (grader.student_ids): each is logged and not collected."""
+        student id (grader.intake.student_ids): each is logged and not collected."""
         super().init_src()
         for record in list(self.src_records):
             problem = student_ids.problem(record["username"])
@@ -30,7 +30,7 @@ class SafeExchangeCollect(ExchangeCollect):
 
     def do_copy(self, src, dest, log=None):
         """Like nbgrader's do_copy (its ignore and include globs, groupshared modes), through copy_tree:
-        links, devices and FIFOs are dropped and the limits of grader.intake hold; each drop is logged."""
+        links, devices and FIFOs are dropped and the limits of grader.intake.submissions hold; each drop is logged."""
         source, target = Path(src), Path(dest)
         for note in copy_submission(source, target, self.coursedir.max_file_size,
                                     skip=lambda path: self.ignored(source, path)):

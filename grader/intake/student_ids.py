@@ -11,7 +11,7 @@ graded. CSV files quote every cell as well (grader/csv_cells.py).
 """
 import re
 
-from grader.safe_copy import printable
+from grader.intake.safe_copy import printable
 
 MAX_CHARS = 64
 # \w is Unicode-aware: a letter or digit of any script, or "_"; the first character is a letter or digit.

@@ -1,6 +1,6 @@
 """Intake of submissions: a folder tree or LMS zip downloads, copied into a grading workspace.
 
-Every copy goes through grader.safe_copy.copy_tree: no link in a submission is followed, and devices,
+Every copy goes through grader.intake.safe_copy.copy_tree: no link in a submission is followed, and devices,
 FIFOs and files over the limits below are left out, each with a note that reaches the instructor.
 """
 import os
@@ -9,9 +9,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-from grader import student_ids
+from grader.intake import student_ids
 from grader.course import CourseError
-from grader.safe_copy import TreeCopy, copy_tree
+from grader.intake.safe_copy import TreeCopy, copy_tree
 
 TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
 ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
@@ -65,7 +65,7 @@ def folders(path) -> list:
 
 
 def student_folders(path) -> list:
-    """folders(path) whose names are valid student ids (grader.student_ids); each other one is named on
+    """folders(path) whose names are valid student ids (grader.intake.student_ids); each other one is named on
     stderr, with why, and not graded."""
     chosen = []
     for entry in folders(path):

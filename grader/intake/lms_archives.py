@@ -12,11 +12,11 @@ and its collector stops the whole class at the first duplicate. Here, wired in g
   zip's own record (zipfile never reads past it), and any past the downloads' MAX_MEMBERS or
   MAX_EXTRACTED_BYTES. Members are written as new files, 0o644, named by the LMS's name alone: no member's
   mode, owner, path or link applies.
-- The student is the <student> the LMS wrote, checked by grader.student_ids; a member whose name does not
+- The student is the <student> the LMS wrote, checked by grader.intake.student_ids; a member whose name does not
   parse or whose id is not valid is left out, and of two uploads of one file name by one student the
   LMS's later one (the larger file id) is kept. One <student> with two user ids is two people: neither
   is taken.
-- LmsFileNameCollector is nbgrader's FileNameCollectorPlugin refusing any student id grader.student_ids
+- LmsFileNameCollector is nbgrader's FileNameCollectorPlugin refusing any student id grader.intake.student_ids
   refuses, for files an instructor put beside the downloads by hand.
 
 What was left out, and why, is logged and kept in NOTES_FILE beside the extracted folder: by student
@@ -32,9 +32,9 @@ from pathlib import Path, PurePosixPath
 
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 
-from grader import student_ids
-from grader.intake import MAX_NOTEBOOK_BYTES
-from grader.safe_copy import printable
+from grader.intake import student_ids
+from grader.intake.submissions import MAX_NOTEBOOK_BYTES
+from grader.intake.safe_copy import printable
 
 LMS_NAME = re.compile(r"(?P<student>[^_/]+)_(?:(?i:late)_)?(?P<user_id>\d+)_(?P<file_id>\d+)_(?P<file_name>[^/]+)")
 # nbgrader's collector applies its regexp to the extracted file's path; the student is checked after it.
