@@ -7,7 +7,7 @@
 # (Not built on the machines this course is developed on: they have no container engine. See docs/deploy.md.)
 FROM python:3.11-slim-bookworm
 
-# bubblewrap: the grading sandbox (grader/sandbox.py), libseccomp2 its system-call filter (grader/seccomp.py);
+# bubblewrap: the grading sandbox (grader/sandbox/bubblewrap.py), libseccomp2 its system-call filter (grader/sandbox/seccomp.py);
 # tini reaps the kernels' children.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap libseccomp2 tini fonts-dejavu-core \

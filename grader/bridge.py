@@ -5,7 +5,7 @@ binary buffers (grader/wire.py). The agent answers in the comm's handler; a test
 student's code a function of its own has its requests run by an execute request instead, the only
 kind of request during which the kernel may ask the grader something (input), which is how that
 function is called back. Everything that arrives is bounded before it is used: message sizes (the
-client's sockets, grader/kernel_client.py), the reply's size, a deadline per test cell, call-backs
+client's sockets, grader/sandbox/kernel_client.py), the reply's size, a deadline per test cell, call-backs
 from the kernel to a test's functions (only during their test, with bounded input, a bounded number
 of times). The student's printed output is passed on, stderr marked.
 """
@@ -21,7 +21,7 @@ import zmq
 from nbclient.exceptions import DeadKernelError
 
 from grader import wire
-from grader.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES
+from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES
 from grader.remote import Remote
 from grader.student_errors import StudentCodeError, student_error
 from grader.wire import CALLBACK_PROMPT

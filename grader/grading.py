@@ -21,7 +21,8 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 
-from grader import cell_outcome, cgroups
+from grader import cell_outcome
+from grader.sandbox import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
 from grader.feedback_summary import named_mistakes
@@ -33,7 +34,7 @@ from grader.intake.submissions import (TREE_LAYOUT, ZIP_LAYOUT, folders, student
 from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
 from grader.intake.lms_archives import NOTES_FILE
 from grader.limits import GradingLimits
-from grader.sandbox import THREAD_VARIABLES, sandbox_problem
+from grader.sandbox.bubblewrap import THREAD_VARIABLES, sandbox_problem
 from grader.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.

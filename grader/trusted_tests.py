@@ -36,7 +36,7 @@ from nbformat.notebooknode import NotebookNode
 from attention_course import dependencies, kernel_side
 from grader.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
 from grader.check_coverage import RAN, CheckCoverage
-from grader.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
+from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
 from grader.limits import GradingLimits
 from grader.reference_worker import ReferenceCall
 from grader.student_errors import StudentCodeError

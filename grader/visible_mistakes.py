@@ -22,7 +22,7 @@ import sys
 from attention_course import dependencies
 from grader.course import REPO, check_assignments, source_notebook, write_atomically
 from grader.mistakes import catalogue, describe, notebook_digest
-from grader.notebook_kernel import NotebookKernel
+from grader.sandbox.notebook_kernel import NotebookKernel
 
 DIGESTS = REPO / "attention_course" / "mistake_digests.json"
 _READ_LAST = ("import attention_course.dependencies as _attention_course_dependencies\n"

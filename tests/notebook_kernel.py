@@ -1,6 +1,6 @@
 """Run a source notebook's cells in one live kernel, and grade answers against its test cells.
 
-The mutant tests use this (grader.notebook_kernel's kernel with the grader's trusted test chain) to
+The mutant tests use this (grader.sandbox.notebook_kernel's kernel with the grader's trusted test chain) to
 swap one answer cell for a wrong (or differently written) answer, run that exercise's visible and
 hidden test cells exactly as written in the notebook, and put the original answer back. Each test
 cell is judged twice: in the kernel, as the student's Run and Validate see it, and in this process
@@ -8,7 +8,7 @@ through the grader's own trusted verdicts (grader/trusted_tests.py), as `grade` 
 """
 from dataclasses import dataclass, field
 
-from grader import notebook_kernel
+from grader.sandbox import notebook_kernel
 from grader.course import nbgrader_meta
 from grader.exercise_calls import exercise_calls
 from grader.preprocessors import SETUP_CELL

@@ -16,7 +16,7 @@ from grader import cell_outcome, ledger
 from grader.class_report import notebook_problems
 from grader.feedback_summary import exercise_reports
 from grader.grading import Grader
-from grader.sandbox import BOX_PREFIX, boxes_folder
+from grader.sandbox.bubblewrap import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all, wrong_with

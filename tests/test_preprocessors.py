@@ -6,13 +6,13 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from nbgrader.api import Gradebook
 
-from grader import cgroups
+from grader.sandbox import cgroups
 from grader.course import prepare_environment
 from grader.limits import GradingLimits
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute, trusted_sources)
 from grader.preprocessors.sandboxed_execute import join_streams
-from grader.sandbox import BOX_PREFIX, GradingKernelManager, boxes_folder, sandbox_problem
+from grader.sandbox.bubblewrap import BOX_PREFIX, GradingKernelManager, boxes_folder, sandbox_problem
 
 SETUP = "import math"
 ANSWER = "def f():\n    return 2"

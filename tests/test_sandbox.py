@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import cgroups, grading, sandbox
+from grader import grading
+from grader.sandbox import cgroups, bubblewrap as sandbox
 from grader.course import REPO, CourseError
 from grader.limits import GradingLimits
-from grader.sandbox import SANDBOX_UID, GradingKernelManager, sandbox_problem
+from grader.sandbox.bubblewrap import SANDBOX_UID, GradingKernelManager, sandbox_problem
 from grader.trusted_tests import connect_tests
 from tests.course_files import FIXTURE_SOURCE
 
@@ -254,8 +255,8 @@ kernel.session.send(kernel.iopub_socket, "display_data", {"data": {"text/plain":
 
 def cell_messages(tmp_path, limits: GradingLimits, code: str) -> list:
     """The IOPub messages of one cell running `code`, read through the notebook's client (what nbclient uses:
-    the kernel manager's client(), which must be the size-limited one of grader.kernel_client)."""
-    from grader.kernel_client import LimitedKernelClient
+    the kernel manager's client(), which must be the size-limited one of grader.sandbox.kernel_client)."""
+    from grader.sandbox.kernel_client import LimitedKernelClient
     manager = GradingKernelManager(kernel_name="python3", limits=limits)
 
     async def scenario():
@@ -399,9 +400,9 @@ def test_a_correct_version_called_back_is_bounded_in_memory_and_time_outside_the
 
 
 def test_the_kernel_runs_under_the_system_call_filter(kernel):
-    """Every call grader.seccomp denies fails with EPERM in the grading kernel, whatever its arguments (the
+    """Every call grader.sandbox.seccomp denies fails with EPERM in the grading kernel, whatever its arguments (the
     filter decides before the call runs; tests/test_seccomp.py shows such calls succeed without it)."""
-    from grader import seccomp
+    from grader.sandbox import seccomp
     import ctypes.util
     resolve = ctypes.CDLL(ctypes.util.find_library("seccomp")).seccomp_syscall_resolve_name
     numbers = {name: resolve(name.encode()) for name in seccomp.denied_here()}

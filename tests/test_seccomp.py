@@ -1,4 +1,4 @@
-"""grader.seccomp: the filter denies what it lists with EPERM, and it is the filter that denies it.
+"""grader.sandbox.seccomp: the filter denies what it lists with EPERM, and it is the filter that denies it.
 
 The calls tried here (io_uring, the kernel keyring, ptrace, unshare) succeed for an unprivileged
 process in the same bubblewrap sandbox without the filter, so a pass is not the work of missing
@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from grader import seccomp
-from grader.sandbox import SANDBOX_UID, sandbox_problem
+from grader.sandbox import seccomp
+from grader.sandbox.bubblewrap import SANDBOX_UID, sandbox_problem
 
 pytestmark = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
 

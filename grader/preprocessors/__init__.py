@@ -1,7 +1,7 @@
 """What nbgrader lacks for grading a real class, as nbgrader preprocessors, one per module (wired in
 grader/nbgrader_config.py):
 
-- SandboxedExecute: the student's cells run in a sandboxed, limited kernel (grader/sandbox.py); test
+- SandboxedExecute: the student's cells run in a sandboxed, limited kernel (grader/sandbox/bubblewrap.py); test
   cells run in the grader (grader/trusted_tests.py); a kernel that dies fails the cell it was running, is
   restarted, the earlier cells replayed, and grading goes on, all within a budget per notebook.
 - GuardAgainstTampering: after an answer cell that patches what the tests rely on (library functions,

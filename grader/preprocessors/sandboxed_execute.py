@@ -16,11 +16,12 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute
 from traitlets import Instance, Integer, Unicode, default
 
-from grader import cell_outcome, cgroups
+from grader import cell_outcome
+from grader.sandbox import cgroups
 from grader.course import nbgrader_meta
 from grader.assignment_settings import limit_overrides
 from grader.limits import GradingLimits
-from grader.sandbox import GradingKernelManager
+from grader.sandbox.bubblewrap import GradingKernelManager
 from grader.trusted_tests import answer_sources, connect_tests, error_output
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
@@ -47,7 +48,7 @@ def join_streams(cell):
 class SandboxedExecute(Execute):
     """nbgrader's Execute, with the student's code in a sandboxed kernel and the tests in the grader.
 
-    - Answer, setup and other cells run in the student's kernel (grader.sandbox.GradingKernelManager:
+    - Answer, setup and other cells run in the student's kernel (grader.sandbox.bubblewrap.GradingKernelManager:
       bubblewrap, memory and CPU-time limits).
     - Test cells run here, from the gradebook's copy of their source (grader.trusted_tests): what they
       raise is the verdict, and their outputs (what nbgrader scores) are written here.
@@ -69,7 +70,7 @@ class SandboxedExecute(Execute):
         kwargs.setdefault("kernel_manager_class", GradingKernelManager)
         kwargs.setdefault("store_widget_state", False)  # widget state: the kernel's data, unbounded, unused
         kwargs.setdefault("record_timing", False)  # the clock's, not the notebook's: a regrade gives the same file
-        # A graded kernel's state is thrown away: killing it (its cgroups' processes too, grader.cgroups)
+        # A graded kernel's state is thrown away: killing it (its cgroups' processes too, grader.sandbox.cgroups)
         # saves waiting for the interpreter's teardown, about 0.4 s a notebook.
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(**kwargs)

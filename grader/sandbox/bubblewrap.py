@@ -14,8 +14,8 @@ grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses
   environment, the course package and its datasets; sized tmpfs for /tmp, /dev/shm and the home that
   receives a copy of this one submission's files (grader.intake.safe_copy: links, devices and FIFOs never
   followed); nothing of solutions/, grader/, tests/, the gradebook, the workspace or other students;
-- its own cgroups (grader.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
-- a system-call filter (grader.seccomp): bpf, perf events, io_uring, the keyring, ptrace, mounts and the
+- its own cgroups (grader.sandbox.cgroups): memory (tmpfs included), processes, cores, and CPU time used;
+- a system-call filter (grader.sandbox.seccomp): bpf, perf events, io_uring, the keyring, ptrace, mounts and the
   like fail with EPERM;
 - its stdout and stderr through a pipe of which at most `stderr_kb` reach the log.
 
@@ -40,7 +40,7 @@ from traitlets import DottedObjectName, Instance, Type, Unicode, default
 
 import attention_course
 from attention_course.paths import datasets_dir
-from grader import cgroups, seccomp
+from grader.sandbox import cgroups, seccomp
 from grader.limits import GradingLimits
 from grader.intake.safe_copy import copy_tree
 
@@ -57,7 +57,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_T
 PASSED_VARIABLES = ("LANG", "LC_ALL", "TZ", "MPLBACKEND", "NBGRADER_EXECUTION", "OPENBLAS_CORETYPE",
                     "OPENBLAS_L2_SIZE", "TF_CPP_MIN_LOG_LEVEL", *THREAD_VARIABLES)
 # Of /etc, only what the dynamic linker, the C library and Python's start-up read; passwd, group and
-# hosts are written for the sandbox (grader.sandbox._etc_files), so no account of the host shows.
+# hosts are written for the sandbox (grader.sandbox.bubblewrap._etc_files), so no account of the host shows.
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "fonts", "mime.types",
              "os-release")
 
@@ -247,8 +247,8 @@ class GradingKernelManager(AsyncKernelManager):
 
     # Both, as AsyncKernelManager declares them: client() makes its clients with client_factory, which a
     # default for client_class alone would not change.
-    client_class = DottedObjectName("grader.kernel_client.LimitedKernelClient")
-    client_factory = Type(klass="grader.kernel_client.LimitedKernelClient")
+    client_class = DottedObjectName("grader.sandbox.kernel_client.LimitedKernelClient")
+    client_factory = Type(klass="grader.sandbox.kernel_client.LimitedKernelClient")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

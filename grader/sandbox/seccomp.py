@@ -32,7 +32,7 @@ DENIED = (
     "swapoff", "acct", "syslog", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
     "setdomainname", "iopl", "ioperm", "lookup_dcookie", "vhangup", "uselib",
 )
-FILTER_FD = 9  # the descriptor bubblewrap reads the program from (grader.sandbox)
+FILTER_FD = 9  # the descriptor bubblewrap reads the program from (grader.sandbox.bubblewrap)
 
 _SCMP_ACT_ALLOW = 0x7FFF0000
 _SCMP_ACT_ERRNO = 0x00050000

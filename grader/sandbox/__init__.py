@@ -1,0 +1,1 @@
+"""Grading kernels: one bubblewrap sandbox and cgroup per kernel, its system-call filter, size-limited sockets to it."""
