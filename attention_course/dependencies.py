@@ -7,7 +7,7 @@ Every test cell of an exercise starts with
 naming its exercise and the functions of earlier exercises that it (or the exercise's own answer)
 calls. The same line does two things:
 
-- When your work is graded, the test cells run in the grader (grader/trusted_tests.py), and for the rest
+- When your work is graded, the test cells run in the grader (grader/trusted/trusted_tests.py), and for the rest
   of the cell the grader's own correct versions of the functions in `calls` stand in for yours: your
   `attention` is graded on its own, whatever your `scaled_dot_score` does. The correct versions run in
   the grader and answer your code's calls only while this test runs; none of their code reaches you.

@@ -1,7 +1,7 @@
 """Test helpers that behave the same in your own kernel and when your work is graded.
 
 When you run a test cell, it runs in your kernel and these helpers act on your notebook directly.
-When your work is graded, the test cells run in the grader (grader/trusted_tests.py), which reaches your
+When your work is graded, the test cells run in the grader (grader/trusted/trusted_tests.py), which reaches your
 functions and models through your kernel; there, the grader sets BRIDGE and these helpers send
 their work to your kernel instead.
 """

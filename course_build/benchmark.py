@@ -34,7 +34,7 @@ from grader.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
 from grader.sanitise_feedback import SanitiseFeedback
 from grader.samples import write_samples
-from grader.trusted_tests import TrustedTests, native_stderr_to
+from grader.trusted.trusted_tests import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import nbformat
 
-from grader import cell_outcome, mistakes
+from grader import mistakes
+from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES
 from grader.csv_cells import write_rows
 from grader.feedback_summary import exercise_reports
@@ -46,7 +47,7 @@ def _code_key(code: str) -> str:
 
 def notebook_problems(nb) -> list:
     """What stopped cells of a graded notebook: timeouts and budgets, kernel deaths (the grader's own record of
-    each cell, grader.cell_outcome)."""
+    each cell, grader.trusted.cell_outcome)."""
     found = []
     for cell in nb.cells:
         problem = PROBLEMS.get(cell_outcome.outcome(cell))

@@ -61,7 +61,7 @@ def prepare_environment():
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     os.environ.setdefault("MPLBACKEND", "Agg")
-    # The test cells run in the grader (grader/trusted_tests.py) and import TensorFlow: quiet its C++ notices.
+    # The test cells run in the grader (grader/trusted/trusted_tests.py) and import TensorFlow: quiet its C++ notices.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 

@@ -29,7 +29,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Enum, Unicode
 
 from attention_course import dependencies
-from grader import cell_outcome, mistakes
+from grader import mistakes
+from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES, nbgrader_meta
 from grader.sanitise_feedback import GRADER_SUMMARY
 
@@ -105,7 +106,7 @@ def student_lines(text: str) -> str:
 
 def shown_message(ename: str, evalue: str, hidden: bool, stopped: bool = False) -> tuple:
     """(the message the student may see, their traceback) of one failed test cell; `stopped` when the grader
-    stopped or skipped the cell (grader.cell_outcome), whose message is the grader's own."""
+    stopped or skipped the cell (grader.trusted.cell_outcome), whose message is the grader's own."""
     message, _, trace = str(evalue).partition(mistakes._RAISED_IN)
     message = message.strip()
     if not hidden or stopped:
@@ -116,7 +117,7 @@ def shown_message(ename: str, evalue: str, hidden: bool, stopped: bool = False) 
     elif ename == "AssertionError" and " raised " in message.split(":")[0] and trace:
         shown = message  # check_call: the student's exception, in their words
     elif ename == "AssertionError" and message.startswith("ran ") and "checks" in message:
-        shown = message  # grader.check_coverage: how many checks ran
+        shown = message  # grader.trusted.check_coverage: how many checks ran
     elif ename != "AssertionError" and trace:
         shown = f"{ename}: {message}"  # raised by the student's code
     else:

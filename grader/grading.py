@@ -1,7 +1,7 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export.
 
 The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
-grader.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
+grader.trusted.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
 """
 import ctypes
 import json
@@ -21,7 +21,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 
-from grader import cell_outcome
+from grader.trusted import cell_outcome
 from grader.sandbox import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)

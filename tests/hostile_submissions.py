@@ -10,7 +10,7 @@ import json
 
 import nbformat
 
-from grader import cell_outcome
+from grader.trusted import cell_outcome
 from grader.course import nbgrader_meta
 from grader.samples import fill_answers
 
@@ -306,7 +306,7 @@ TRICKS = {
                                     "display({'text/plain': 'x' * (150 * 2 ** 20)}, raw=True)"),
     "many_displays": dict(extra_cell="from IPython.display import display\nfor _ in range(40):\n"
                                      "    display({'text/plain': 'y' * 2 ** 20}, raw=True)"),
-    # the grader's own words: exceptions named like its outcomes, a raised TimeoutError (grader.cell_outcome)
+    # the grader's own words: exceptions named like its outcomes, a raised TimeoutError (grader.trusted.cell_outcome)
     "named_like_the_grader": dict(
         answer_add="class GradingBudgetSpent(Exception):\n    pass\n\nclass CellTimeoutError(Exception):\n    pass\n\n"
                    "def add(a, b):\n    raise CellTimeoutError('the test cell ran out of time')\n\n"

@@ -4,7 +4,7 @@ The mutant tests use this (grader.sandbox.notebook_kernel's kernel with the grad
 swap one answer cell for a wrong (or differently written) answer, run that exercise's visible and
 hidden test cells exactly as written in the notebook, and put the original answer back. Each test
 cell is judged twice: in the kernel, as the student's Run and Validate see it, and in this process
-through the grader's own trusted verdicts (grader/trusted_tests.py), as `grade` decides it.
+through the grader's own trusted verdicts (grader/trusted/trusted_tests.py), as `grade` decides it.
 """
 from dataclasses import dataclass, field
 
@@ -12,7 +12,7 @@ from grader.sandbox import notebook_kernel
 from grader.course import nbgrader_meta
 from grader.exercise_calls import exercise_calls
 from grader.preprocessors import SETUP_CELL
-from grader.trusted_tests import answer_sources, connect_tests
+from grader.trusted.trusted_tests import answer_sources, connect_tests
 
 
 @dataclass

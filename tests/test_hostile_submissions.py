@@ -12,7 +12,8 @@ import nbformat
 import pytest
 from sqlalchemy import select
 
-from grader import cell_outcome, ledger
+from grader import ledger
+from grader.trusted import cell_outcome
 from grader.class_report import notebook_problems
 from grader.feedback_summary import exercise_reports
 from grader.grading import Grader

@@ -15,7 +15,7 @@ from grader.sandbox import cgroups, bubblewrap as sandbox
 from grader.course import REPO, CourseError
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import SANDBOX_UID, GradingKernelManager, sandbox_problem
-from grader.trusted_tests import connect_tests
+from grader.trusted.trusted_tests import connect_tests
 from tests.course_files import FIXTURE_SOURCE
 
 pytestmark = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
@@ -375,7 +375,7 @@ def test_a_correct_version_called_back_is_bounded_in_memory_and_time_outside_the
     """The student's code chooses a correct version's inputs: one asked for 8 GB fails in the student's code,
     as a RuntimeError naming the worker's memory limit, with the grader's memory unchanged; one that never
     returns is stopped at the test's deadline, and the next test's call-backs are answered again."""
-    from grader import reference_worker
+    from grader.trusted import reference_worker
     manager, client = kernel
     run(client, "def use(function, *args):\n    try:\n        return function(*args)\n"
                 "    except RuntimeError as error:\n        return str(error)\n\n"

@@ -2,7 +2,7 @@
 grader/nbgrader_config.py):
 
 - SandboxedExecute: the student's cells run in a sandboxed, limited kernel (grader/sandbox/bubblewrap.py); test
-  cells run in the grader (grader/trusted_tests.py); a kernel that dies fails the cell it was running, is
+  cells run in the grader (grader/trusted/trusted_tests.py); a kernel that dies fails the cell it was running, is
   restarted, the earlier cells replayed, and grading goes on, all within a budget per notebook.
 - GuardAgainstTampering: after an answer cell that patches what the tests rely on (library functions,
   builtins, the course's check helpers), a note in the feedback names the line; it changes no score.

@@ -2,7 +2,7 @@
 fails the cell (nbgrader's default fails it, which punishes correct answers that log)."""
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from grader.bridge import mark_stderr
+from grader.trusted.bridge import mark_stderr
 from grader.course import nbgrader_meta
 
 

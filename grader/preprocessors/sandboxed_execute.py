@@ -16,13 +16,13 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute
 from traitlets import Instance, Integer, Unicode, default
 
-from grader import cell_outcome
+from grader.trusted import cell_outcome
 from grader.sandbox import cgroups
 from grader.course import nbgrader_meta
 from grader.assignment_settings import limit_overrides
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import GradingKernelManager
-from grader.trusted_tests import answer_sources, connect_tests, error_output
+from grader.trusted.trusted_tests import answer_sources, connect_tests, error_output
 
 SETUP_CELL = "setup"  # the locked cell whose names the test cells share (imports, seed, data)
 BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up (shown only)
@@ -50,7 +50,7 @@ class SandboxedExecute(Execute):
 
     - Answer, setup and other cells run in the student's kernel (grader.sandbox.bubblewrap.GradingKernelManager:
       bubblewrap, memory and CPU-time limits).
-    - Test cells run here, from the gradebook's copy of their source (grader.trusted_tests): what they
+    - Test cells run here, from the gradebook's copy of their source (grader.trusted.trusted_tests): what they
       raise is the verdict, and their outputs (what nbgrader scores) are written here.
     - A kernel that dies (os._exit, CPU-time limit, killed) fails the cell it was running, with a
       comment saying why; the kernel is restarted, the earlier cells replayed, and grading goes on.
@@ -255,7 +255,7 @@ class SandboxedExecute(Execute):
 
     def _reference_answers(self, resources) -> list:
         """The source notebook's answer cells: the correct versions of earlier exercises that stand in for the
-        student's while a later exercise is tested (grader/trusted_tests.py). Without the source notebook, the
+        student's while a later exercise is tested (grader/trusted/trusted_tests.py). Without the source notebook, the
         student's own functions are called, and the log says so."""
         info = (resources or {}).get("nbgrader", {})
         if not info.get("assignment") or not info.get("notebook"):

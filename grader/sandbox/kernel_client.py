@@ -23,7 +23,7 @@ from jupyter_client.session import DELIM, Session
 from traitlets import Type
 
 from grader.limits import GradingLimits
-from grader.wire import MAX_ITEMS
+from grader.trusted.wire import MAX_ITEMS
 
 DEFAULT_MAX_MESSAGE_BYTES = GradingLimits.message_mb.default_value * 2 ** 20
 DEFAULT_MAX_JSON_BYTES = GradingLimits.message_json_mb.default_value * 2 ** 20
@@ -77,7 +77,7 @@ class _Frames:
         json_bytes = sum(len(frame.buffer) for frame in parts)
         if json_bytes > self.json_limit:
             return _refused(self.frames, json_bytes, self.json_limit, channel, part="JSON part")
-        # Decoded, an item can cost a hundred times its characters (an empty list): counted as grader.wire does.
+        # Decoded, an item can cost a hundred times its characters (an empty list): counted as grader.trusted.wire does.
         items = sum(bytes(frame).count(b",") for frame in parts) + 1
         if items > MAX_ITEMS:
             return _refused(self.frames, items, MAX_ITEMS, channel, part="JSON part's items")
@@ -177,7 +177,7 @@ class LimitedKernelClient(LimitedClientMixin, AsyncKernelClient):
 
 
 class LimitedBlockingKernelClient(LimitedClientMixin, BlockingKernelClient):
-    """The grader's own client for the tests' requests (grader.bridge.KernelBridge)."""
+    """The grader's own client for the tests' requests (grader.trusted.bridge.KernelBridge)."""
 
     iopub_channel_class = Type(LimitedChannel)
     shell_channel_class = Type(LimitedChannel)

@@ -1,6 +1,6 @@
 """The correct versions of earlier exercises, answering the student's code in a process of their own.
 
-When a test declares `calls` (one mistake costs once, grader/trusted_tests.py), the student's code calls
+When a test declares `calls` (one mistake costs once, grader/trusted/trusted_tests.py), the student's code calls
 the source notebook's functions back with inputs of its choosing: a few KB of shapes can ask for
 gigabytes (an attention over two long, zero-width sequences) or hours. So those calls run here, in one
 child process per grader process, never in the grader: its address space is held to the kernel's
@@ -10,8 +10,8 @@ which gets a fresh namespace (its setup cell and answer cells, run again).
 
 A correct version handed one of the student's objects (a function of theirs to score with) uses it
 through the grader: each use is one message back to the parent, which asks the student's kernel
-(grader.remote.Remote), and may meanwhile be asked to answer a nested call. The child and the parent
-speak length-prefixed JSON (grader/wire.py trees), never pickles.
+(grader.trusted.remote.Remote), and may meanwhile be asked to answer a nested call. The child and the parent
+speak length-prefixed JSON (grader/trusted/wire.py trees), never pickles.
 """
 import contextlib
 import io
@@ -25,8 +25,8 @@ import subprocess
 import sys
 import time
 
-from grader import wire
-from grader.remote import Remote
+from grader.trusted import wire
+from grader.trusted.remote import Remote
 
 HEADER = struct.Struct(">I")
 # A message between the grader and the worker: a call-back's request or answer, with room for its envelope.
@@ -129,7 +129,7 @@ class ReferenceWorker:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             if prctl is not None:
                 prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the grader, even in the middle of a call
-        self.process = subprocess.Popen([sys.executable, "-m", "grader.reference_worker"],
+        self.process = subprocess.Popen([sys.executable, "-m", "grader.trusted.reference_worker"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, preexec_fn=limited)
         self.loaded = None
@@ -230,7 +230,7 @@ class _Worker:
         _send(self.output, reply)
 
     def _load(self, load: dict) -> dict:
-        from grader.trusted_tests import run_quietly
+        from grader.trusted.trusted_tests import run_quietly
         try:
             os.chdir(load["cwd"])
             namespace = {"__name__": "__main__"}
@@ -242,7 +242,7 @@ class _Worker:
         return {"loaded": True}
 
     def _call(self, message: dict) -> dict:
-        from grader.bridge import is_keras_object, keras_copy
+        from grader.trusted.bridge import is_keras_object, keras_copy
 
         def other(value):
             if isinstance(value, Remote):

@@ -4,11 +4,11 @@ kernel.
 While a notebook is graded, the student's (sandboxed) kernel runs the setup, answer and other
 cells. Each test cell runs here instead, in a namespace of its own: the setup cell's names are the
 grader's own (NumPy, the course's checks, the data), and every other name the test reads (the
-graded functions, the student's variables) is a `Remote` (grader/remote.py) that asks the kernel's
-agent (grader/kernel_agent.py) for one thing at a time through the bridge (grader/bridge.py). So the
+graded functions, the student's variables) is a `Remote` (grader/trusted/remote.py) that asks the kernel's
+agent (grader/trusted/kernel_agent.py) for one thing at a time through the bridge (grader/trusted/bridge.py). So the
 student's interpreter sees the inputs of each call and nothing else: no test code, no expected value,
 no hidden test. Whatever it answers, the checks, the references and the verdict are computed here, a
-cell whose checks did not all run fails (grader/check_coverage.py), and the test cell's outputs (what
+cell whose checks did not all run fails (grader/trusted/check_coverage.py), and the test cell's outputs (what
 nbgrader scores) are written here.
 
 One mistake costs once: a test cell that starts with `testing(exercise, calls=(...))`
@@ -34,12 +34,12 @@ from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 
 from attention_course import dependencies, kernel_side
-from grader.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
-from grader.check_coverage import RAN, CheckCoverage
+from grader.trusted.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
+from grader.trusted.check_coverage import RAN, CheckCoverage
 from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
 from grader.limits import GradingLimits
-from grader.reference_worker import ReferenceCall
-from grader.student_errors import StudentCodeError
+from grader.trusted.reference_worker import ReferenceCall
+from grader.trusted.student_errors import StudentCodeError
 
 # Student output kept per test cell.
 MAX_STUDENT_OUTPUT = 20_000

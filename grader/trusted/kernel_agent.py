@@ -1,8 +1,8 @@
 """The grader's agent inside the student's (sandboxed) kernel: it answers the trusted grader's requests.
 
-Its source is sent into the kernel with grader/wire.py when the first test cell runs. Each request asks for
+Its source is sent into the kernel with grader/trusted/wire.py when the first test cell runs. Each request asks for
 one thing the tests need (call a graded function, read an attribute of a model it built, ...); the
-answer goes back as plain data (grader/wire.py), or as a reference to an object the agent keeps.
+answer goes back as plain data (grader/trusted/wire.py), or as a reference to an object the agent keeps.
 Nothing here decides a verdict: a student who changes this agent only changes their own answers.
 """
 import builtins
@@ -15,10 +15,10 @@ import traceback
 import numpy as np
 from comm import get_comm_manager
 
-try:  # in the kernel, grader/wire.py's source runs first in this module
+try:  # in the kernel, grader/trusted/wire.py's source runs first in this module
     pack  # noqa: B018
 except NameError:  # imported by the grader's tests
-    from grader.wire import CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REQUEST_TARGET, dumps, loads, pack, unpack
+    from grader.trusted.wire import CALLBACK_PROMPT, OPERATIONS, PLAIN_KINDS, REQUEST_TARGET, dumps, loads, pack, unpack
 
 _objects = {}
 _requests = {}  # id -> (request text, buffers, comm): requests an execute request will serve
@@ -137,7 +137,7 @@ HANDLERS = {
     "set_globals": lambda values: _course_globals().set_globals(values),
     "restore_globals": lambda before: _course_globals().restore_globals(before),
 }
-assert set(HANDLERS) == set(OPERATIONS), "the agent handles exactly the operations of grader/wire.py"
+assert set(HANDLERS) == set(OPERATIONS), "the agent handles exactly the operations of grader/trusted/wire.py"
 
 
 def _builtin_base(error: BaseException) -> str:

@@ -4,9 +4,9 @@ Both directions carry arrays as binary frames of a comm message (`buffers`), so 
 no text encoding; only call-backs and written-back arguments use base64 text.
 
 Both sides use this file: the trusted grader imports it, and its source is sent into the student's
-kernel together with grader/kernel_agent.py. What cannot travel as data is handed to `other`, a
+kernel together with grader/trusted/kernel_agent.py. What cannot travel as data is handed to `other`, a
 function of the side that packs: the kernel turns it into a reference to an object it keeps, the
-grader into a copy of a Keras object or a call-back (see grader/bridge.py).
+grader into a copy of a Keras object or a call-back (see grader/trusted/bridge.py).
 """
 import base64
 import io
@@ -17,7 +17,7 @@ import numpy as np
 
 REQUEST_TARGET = "attention-course-request"  # the comm that carries the grader's requests and their replies
 CALLBACK_PROMPT = "attention-course-callback:"  # input() prompt of a call-back from the kernel to a test
-# The requests the grader may make of the agent, one name each (grader/kernel_agent.py HANDLERS).
+# The requests the grader may make of the agent, one name each (grader/trusted/kernel_agent.py HANDLERS).
 OPERATIONS = ("global", "getattr", "setattr", "call", "call_changes", "getitem", "setitem", "items",
               "contains", "repr", "str", "format", "int", "float", "index", "array", "isinstance",
               "issubclass", "set_globals", "restore_globals")

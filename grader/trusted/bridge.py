@@ -1,7 +1,7 @@
 """The transport between the trusted grader and the agent in one student kernel (the Jupyter protocol).
 
 Each request goes to the agent as a message on one comm and its reply comes back on that comm, arrays as
-binary buffers (grader/wire.py). The agent answers in the comm's handler; a test that handed the
+binary buffers (grader/trusted/wire.py). The agent answers in the comm's handler; a test that handed the
 student's code a function of its own has its requests run by an execute request instead, the only
 kind of request during which the kernel may ask the grader something (input), which is how that
 function is called back. Everything that arrives is bounded before it is used: message sizes (the
@@ -20,11 +20,11 @@ import numpy as np
 import zmq
 from nbclient.exceptions import DeadKernelError
 
-from grader import wire
+from grader.trusted import wire
 from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES
-from grader.remote import Remote
-from grader.student_errors import StudentCodeError, student_error
-from grader.wire import CALLBACK_PROMPT
+from grader.trusted.remote import Remote
+from grader.trusted.student_errors import StudentCodeError, student_error
+from grader.trusted.wire import CALLBACK_PROMPT
 
 AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
@@ -39,7 +39,7 @@ MAX_CALLBACKS = 100_000
 class CellOutOfTime(BaseException):
     """The grader's deadline for a test cell passed while the student's code ran. A BaseException, so that a
     test's `except Exception` around the student's code reports it as what it is, and no exception rebuilt from
-    the student's kernel (grader.student_errors) is one, whatever it is named."""
+    the student's kernel (grader.trusted.student_errors) is one, whatever it is named."""
 
 
 def mark_stderr(text: str) -> str:
@@ -302,7 +302,7 @@ class KernelBridge:
                 raise LookupError("that function belonged to a test that has ended")
             self._answering += 1
             try:
-                if hasattr(function, "answer"):  # a correct version: run in its worker (grader/reference_worker.py)
+                if hasattr(function, "answer"):  # a correct version: run in its worker (grader/trusted/reference_worker.py)
                     answer = wire.dumps(function.answer(request["args"], request["kwargs"], self.deadline, self))
                 else:
                     answer = wire.dumps({"value": self.pack(function(*self.unpack(request["args"]),

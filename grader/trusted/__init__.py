@@ -1,0 +1,1 @@
+"""Tests in the grader: test cells decided outside student code, the stand-ins and correct earlier exercises they call, the transport to the agent in the student's kernel, and what the grader records of a cell."""
