@@ -17,7 +17,7 @@ calls. The same line does two things:
   fails it names the earlier function that has not passed its own test: "This check calls your
   `scaled_dot_score`, which fails its own test: fix that first." When a visible test fails exactly as
   one of the course's named mistakes makes it fail, it says so: "This looks like: softmax over queries."
-  (`mistake_digests.json` holds only digests of those failures, made by grader/visible_mistakes.py:
+  (`mistake_digests.json` holds only digests of those failures, made by grader/feedback/visible_mistakes.py:
   none of the mistakes' code, nothing of a hidden test.)
 """
 import hashlib
@@ -41,7 +41,7 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _TF_KERNEL = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _digests = None  # digest -> the named mistakes that fail a visible test so
-last_failure = None  # the exact and number-free digests of the last failing test cell (for grader/visible_mistakes.py)
+last_failure = None  # the exact and number-free digests of the last failing test cell (for grader/feedback/visible_mistakes.py)
 _current = None  # (exercise, calls) of the test cell running in this kernel
 _results = {}  # exercise -> (passed, the notebook's object of that name when its test ran)
 _hooks_installed = False

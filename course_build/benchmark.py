@@ -32,7 +32,7 @@ from grader.assignment_settings import assignment_settings
 from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environment
 from grader.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
-from grader.sanitise_feedback import SanitiseFeedback
+from grader.feedback.sanitise_feedback import SanitiseFeedback
 from grader.samples import write_samples
 from grader.trusted.trusted_tests import TrustedTests, native_stderr_to
 

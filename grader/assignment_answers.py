@@ -1,7 +1,7 @@
 """Each assignment's folder beside its source notebook: `course/<assignment>/answers.py`.
 
 It holds, per exercise (the answer cell's grade_id), WRONG = {exercise: {name: code}}, the typical
-wrong answers the feedback names (grader/mistakes.py) and the tests require to lose points, and
+wrong answers the feedback names (grader/feedback/mistakes.py) and the tests require to lose points, and
 CORRECT = {exercise: {name: code}}, correct answers written differently that must keep them
 (tests/test_mutants.py). The grader reads it from here, never from the test tree; a mutant written as
 an edit of the notebook's own answer uses `answer_editor`.

@@ -1,11 +1,11 @@
 """The instructor's class report: where the class is stuck (report.html and report_*.csv in the workspace).
 
 Read from what grading left behind (each autograded notebook's test cells, through
-grader.feedback_summary.exercise_reports, and the results of the run), so it is the same whichever
+grader.feedback.feedback_summary.exercise_reports, and the results of the run), so it is the same whichever
 gradebook (SQLite, PostgreSQL) holds the scores:
 - per assignment, the score distribution (a histogram);
 - per exercise, the mean and the share of students at full marks; per test, the failure rate;
-- the named typical mistakes (grader.mistakes) ranked by how many students made them;
+- the named typical mistakes (grader.feedback.mistakes) ranked by how many students made them;
 - groups of students whose wrong answer gave the same results on an exercise's tests (and whether their
   code is the same too): shared work, or a shared misconception worth a word in class;
 - notebooks that timed out, crashed or could not be read; the grading time of each notebook goes to
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import nbformat
 
-from grader import mistakes
+from grader.feedback import mistakes
 from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES
 from grader.csv_cells import write_rows
-from grader.feedback_summary import exercise_reports
+from grader.feedback.feedback_summary import exercise_reports
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}

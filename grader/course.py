@@ -14,7 +14,7 @@ GRADER_DIR = REPO / "grader"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 STATE = REPO / "_grading"
-# The fingerprints of the named mistakes (grader/mistakes.py), made when an assignment is released and shipped with
+# The fingerprints of the named mistakes (grader/feedback/mistakes.py), made when an assignment is released and shipped with
 # the course, so that no grading waits for them: hashes only, nothing of a test's text.
 NAMED_MISTAKES = REPO / "course" / "named_mistakes"
 

@@ -14,7 +14,7 @@ import ast
 import sys
 
 from grader.course import SOLUTIONS
-from grader.mistakes import exercise_layout
+from grader.feedback.mistakes import exercise_layout
 
 
 def _names(tree) -> set:

@@ -25,7 +25,7 @@ from grader.trusted import cell_outcome
 from grader.sandbox import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
-from grader.feedback_summary import named_mistakes
+from grader.feedback.feedback_summary import named_mistakes
 from grader.grading_order import LongestFirst
 from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
@@ -163,7 +163,7 @@ class Grader:
         self.api.generate_feedback(assignment, student, force=True)
 
     def name_mistakes(self, assignment: str):
-        """Grade the named mistakes of `assignment` that are not cached yet (grader.mistakes), as the first
+        """Grade the named mistakes of `assignment` that are not cached yet (grader.feedback.mistakes), as the first
         feedback page would."""
         def log(message):
             print(message, file=sys.stderr)

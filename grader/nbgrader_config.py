@@ -9,12 +9,12 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades,
                                     IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-from grader.feedback_summary import FeedbackSummary
+from grader.feedback.feedback_summary import FeedbackSummary
 from grader.grades_export import QuotedCsvExportPlugin
 from grader.intake.lms_archives import COLLECTOR_REGEXP, BoundedZipExtractor, LmsFileNameCollector
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute)
-from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback
+from grader.feedback.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,19 +53,19 @@ c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKern
 c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, PassingTestsKeepStderr,
                                        ClearMetadataPreprocessor, LimitOutput, LimitOutputSize, SaveAutoGrades,
                                        AssignLatePenalties, CheckCellMetadata]
-# Student HTML reaches no page raw (grader/sanitise_feedback.py). The Formgrader's submission view is a
+# Student HTML reaches no page raw (grader/feedback/sanitise_feedback.py). The Formgrader's submission view is a
 # plain HTMLExporter, so every HTMLExporter sanitises first; feedback sanitises again after GetGrades (which
 # adds the gradebook's comments); its exporter replaces a page still carrying a foreign script or handler.
 c.HTMLExporter.preprocessors = [SanitiseFeedback]
-# FeedbackSummary puts what to do next first (grader/feedback_summary.py), before the sanitiser sees it.
+# FeedbackSummary puts what to do next first (grader/feedback/feedback_summary.py), before the sanitiser sees it.
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, FeedbackSummary, CSSHTMLHeaderPreprocessor,
                                     SanitiseFeedback]
 c.GenerateFeedback.exporter_class = CheckedHTMLExporter
-# The page opens with that summary; nbgrader's list of graded cells moves under it (grader/templates/).
+# The page opens with that summary; nbgrader's list of graded cells moves under it (grader/feedback/templates/).
 formgrader = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader")
 c.CheckedHTMLExporter.template_name = "course_feedback"
 c.CheckedHTMLExporter.extra_template_basedirs = [os.path.join(formgrader, "templates"),
-                                                 os.path.join(os.path.dirname(__file__), "templates")]
+                                                 os.path.join(os.path.dirname(__file__), "feedback", "templates")]
 # Where its `extends 'feedback/index.html.j2'` and nbgrader's bootstrap.min.css are found.
 c.CheckedHTMLExporter.extra_template_paths = [
     os.path.join(formgrader, "templates"),

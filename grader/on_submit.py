@@ -16,7 +16,7 @@ What a student can choose is treated as data, not trusted:
 - how often: SubmitPolicy's attempts per hour and minimum gap, counted on accepted attempts; an attempt
   over a limit is refused with the time of the next one allowed (shown on the status page beforehand);
 - what they learn before the deadline: the instructor's choice per assignment (SubmitPolicy.
-  before_deadline): the whole page, the visible tests only (grader.feedback_summary.
+  before_deadline): the whole page, the visible tests only (grader.feedback.feedback_summary.
   withhold_hidden_results), or nothing until the deadline; after it every graded attempt's whole page.
 The deadline is nbgrader's own due date of the assignment (the Formgrader's "Due date", or `nbgrader db
 assignment add NAME --duedate=...`); with none, the before-deadline policy holds until one is set.

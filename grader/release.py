@@ -1,13 +1,13 @@
 """Regenerate the student notebooks in notebooks/ from solutions/ with `nbgrader generate_assignment`, and
 where stale, what ships with them about the named mistakes: the digests their visible tests recognise
-(grader/visible_mistakes.py) and the fingerprints the feedback names them by (grader/mistakes.py)."""
+(grader/feedback/visible_mistakes.py) and the fingerprints the feedback names them by (grader/feedback/mistakes.py)."""
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from grader import mistakes, visible_mistakes
+from grader.feedback import mistakes, visible_mistakes
 from grader.course import GRADER_DIR, REPO, CourseError, check_assignments, prepare_environment, source_notebook
 
 
@@ -34,7 +34,7 @@ def release(names=(), into=None) -> list:
 
 def name_mistakes(assignments, workers=None, log=print) -> list:
     """Fingerprint the named mistakes of `assignments` that course/named_mistakes does not hold for their notebook
-    as it is (grader/mistakes.py), in a gradebook of their own; return the assignments that had any missing."""
+    as it is (grader/feedback/mistakes.py), in a gradebook of their own; return the assignments that had any missing."""
     from grader.grading import Grader
 
     stale = [assignment for assignment in assignments

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from grader import class_report, lms_export
-from grader import feedback_summary as summary
+from grader.feedback import feedback_summary as summary
 from grader.grading import Grader
-from grader.mistakes import describe
-from grader.sanitise_feedback import scan_page
+from grader.feedback.mistakes import describe
+from grader.feedback.sanitise_feedback import scan_page
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta, source_notebook
 from tests.feedback_class import ASSIGNMENT, CLASS, LOOKS_LIKE, grade_class
 from tests.test_postgres_gradebook import postgres_url  # noqa: F401 (a fixture: a throwaway server)

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from grader import ledger
 from grader.trusted import cell_outcome
 from grader.class_report import notebook_problems
-from grader.feedback_summary import exercise_reports
+from grader.feedback.feedback_summary import exercise_reports
 from grader.grading import Grader
 from grader.sandbox.bubblewrap import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers

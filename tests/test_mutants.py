@@ -5,7 +5,7 @@ Each assignment's course/<assignment>/answers.py (grader/assignment_answers.py) 
 Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py),
 through the grader's trusted verdicts, and must get the same points in the student's own kernel.
 A wrong answer whose visible test fails in the student's kernel is named there ("This looks like: ...",
-grader/visible_mistakes.py). One mistake costs once: with a wrong answer in place (the first LATER_CHECKED of each exercise), the later
+grader/feedback/visible_mistakes.py). One mistake costs once: with a wrong answer in place (the first LATER_CHECKED of each exercise), the later
 exercises whose tests call it
 (grader.exercise_calls) keep all their points when graded, and their visible tests that fail in the
 student's kernel name it.
@@ -13,7 +13,7 @@ student's kernel name it.
 import pytest
 
 from grader.assignment_answers import answers
-from grader.mistakes import describe
+from grader.feedback.mistakes import describe
 from tests.course_files import ASSIGNMENTS, nbgrader_meta, source_notebook
 
 MODULES = [answers(assignment) for assignment in ASSIGNMENTS if answers(assignment) is not None]
@@ -50,7 +50,7 @@ def test_answer_is_graded_as_expected(kernels, assignment, kind, exercise, name,
         if result.visible_traceback and not result.visible_unstable:
             assert "This looks like:" in result.visible_traceback and describe(name) in result.visible_traceback, (
                 f"Wrong answer {name!r} to {exercise} fails the visible test without being named (run python -m "
-                f"grader.visible_mistakes {assignment} after changing tests or answers): "
+                f"grader.feedback.visible_mistakes {assignment} after changing tests or answers): "
                 f"{result.visible_traceback[-600:]}")
         assert not result.unnamed_in_kernel, (
             f"With {name!r} in {exercise}, these later visible tests failed in the student's kernel without naming "

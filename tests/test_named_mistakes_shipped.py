@@ -1,4 +1,4 @@
-"""The fingerprints of the named mistakes ship with the course (course/named_mistakes, grader/mistakes.py), made by
+"""The fingerprints of the named mistakes ship with the course (course/named_mistakes, grader/feedback/mistakes.py), made by
 `python -m grader release`: current for every assignment's notebook and catalogue, so that no grading waits for
 them, and hashes only."""
 import json
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from grader import mistakes
+from grader.feedback import mistakes
 from grader.course import NAMED_MISTAKES, source_notebook
 from tests.course_files import ASSIGNMENTS
 

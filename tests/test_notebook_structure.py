@@ -186,7 +186,7 @@ def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assi
     a hidden one has that line right after BEGIN HIDDEN TESTS when it calls earlier exercises, and `calls` is
     what the code calls (grader/exercise_calls.py)."""
     from grader.exercise_calls import exercise_calls, testing_line
-    from grader.mistakes import exercise_layout
+    from grader.feedback.mistakes import exercise_layout
     notebook = source_notebook(assignment)
     calls = exercise_calls(notebook)
     for exercise, (_, _, tests) in exercise_layout(notebook).items():

@@ -19,8 +19,8 @@ from nbgrader.server_extensions.formgrader import handlers
 
 from grader.course import course_config
 from grader.preprocessors import HideHiddenTests
-from grader import sanitise_feedback
-from grader.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback, checked_page, page_problems
+from grader.feedback import sanitise_feedback
+from grader.feedback.sanitise_feedback import CheckedHTMLExporter, SanitiseFeedback, checked_page, page_problems
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
@@ -428,7 +428,7 @@ QUOTED = "\n".join(">" * 80 + " deep" for _ in range(3))
 def test_the_pages_work_is_bounded_before_it_starts_and_each_bound_is_said_in_one_line():
     """Markup too long, nested too deep or past the page's allowance is shown as its escaped text with the
     reason; a long code cell is cut with a line saying how much; the course's own prose is all rendered."""
-    course = nbformat.read(sanitise_feedback.__file__.replace("grader/sanitise_feedback.py",
+    course = nbformat.read(sanitise_feedback.__file__.replace("grader/feedback/sanitise_feedback.py",
                                                               "notebooks/08_real_translation/08_real_translation.ipynb"), 4)
     prose = sum(1 for cell in course.cells if cell.cell_type == "markdown")
     notebook = nbformat.from_dict(course)

@@ -5,14 +5,14 @@ import json
 import pytest
 
 from attention_course import dependencies
-from grader import visible_mistakes
-from grader.mistakes import catalogue, describe
+from grader.feedback import visible_mistakes
+from grader.feedback.mistakes import catalogue, describe
 from tests.course_files import ASSIGNMENTS
 
 
 def test_the_shipped_digests_were_made_from_the_notebooks_and_catalogues_as_they_are():
     assert visible_mistakes.stale(ASSIGNMENTS) == [], (
-        "run python -m grader release (or python -m grader.visible_mistakes NN_topic) after changing a notebook "
+        "run python -m grader release (or python -m grader.feedback.visible_mistakes NN_topic) after changing a notebook "
         "or course/<assignment>/answers.py")
 
 

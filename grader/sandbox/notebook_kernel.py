@@ -1,5 +1,5 @@
 """A source notebook's cells run in one live kernel in the notebook's folder, as autograding runs them
-(NBGRADER_EXECUTION set): grader/visible_mistakes.py runs the named mistakes against the visible tests in
+(NBGRADER_EXECUTION set): grader/feedback/visible_mistakes.py runs the named mistakes against the visible tests in
 it, and the tests' mutant harness (tests/notebook_kernel.py) grades wrong answers with it.
 
 Pass/fail follows the course's grader: an error fails the cell; stderr from a cell that raised nothing

@@ -270,7 +270,7 @@ def test_a_term_release_fetch_submit_collect_grade_feedback(start_classroom, sho
             body = page.locator("body").inner_text()
             score = score_in_feedback(body)
             shots(page, f"{student}_feedback")
-            # The page opens with what to do (grader/feedback_summary.py), from the Formgrader as from `grade`.
+            # The page opens with what to do (grader/feedback/feedback_summary.py), from the Formgrader as from `grade`.
             assert "What to do next" in body, f"{student}'s feedback page has no summary"
             assert ("Every exercise passed its tests." in body) == (student == ada), f"{student}'s summary"
             expected = (total, total) if student == ada else (scores[bob][0], total)

@@ -7,7 +7,7 @@ and scores), so `grade` and the Formgrader's Generate Feedback give the same pag
   hidden test the expected part is left out, here and in the notebook below;
 - errors raised by the student's code with their traceback cut to the student's own lines;
 - "this looks like: <named mistake>" when the exercise's tests answered exactly as one of the named
-  typical mistakes of course/<assignment>/answers.py did (grader.mistakes);
+  typical mistakes of course/<assignment>/answers.py did (grader.feedback.mistakes);
 - for a failed visible check of attention weights, the student's weights beside the expected ones
   (attention_course.heatmaps.plot_attention), drawn from the numbers the message carries.
 It is one markdown cell of plain HTML (tables, text, embedded PNG) placed first, before
@@ -29,10 +29,10 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Enum, Unicode
 
 from attention_course import dependencies
-from grader import mistakes
+from grader.feedback import mistakes
 from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES, nbgrader_meta
-from grader.sanitise_feedback import GRADER_SUMMARY
+from grader.feedback.sanitise_feedback import GRADER_SUMMARY
 
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "# (hidden tests: their code is not shown)")
 # attention_course.checks' failures: "<what>: expected <expected>, got <got>. Hint: <hint>"
@@ -63,7 +63,7 @@ class Exercise:
     reason: str = ""
     failures: list = field(default_factory=list)
     tests: list = field(default_factory=list)  # grade_ids of its test cells
-    fingerprint: str = ""  # grader.mistakes.fingerprint of its test cells ('' when all passed)
+    fingerprint: str = ""  # grader.feedback.mistakes.fingerprint of its test cells ('' when all passed)
     code: str = ""  # the student's answer
     mistakes: list = field(default_factory=list)  # names of the typical mistakes it behaves like
 
@@ -363,7 +363,7 @@ class FeedbackSummary(NbGraderPreprocessor):
     """Puts the summary first and leaves hidden tests' expected values out of the page (run after GetGrades,
     before SanitiseFeedback)."""
 
-    mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.mistakes keeps the fingerprints "
+    mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.feedback.mistakes keeps the fingerprints "
                                                          "of named mistakes").tag(config=True)
     hidden_results = Enum(["shown", "withheld"], "shown", help="withheld: the page shows the visible tests' "
                           "results only (the on-submit service before the deadline, grader/on_submit.py)"

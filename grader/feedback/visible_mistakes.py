@@ -1,6 +1,6 @@
 """The named mistakes a visible test recognises in the student's own kernel (Run, Validate).
 
-Each named mistake of an assignment's catalogue (course/<assignment>/answers.py, grader/mistakes.py) is
+Each named mistake of an assignment's catalogue (course/<assignment>/answers.py, grader/feedback/mistakes.py) is
 put in place of its exercise's answer in a kernel of the solved notebook, and the exercise's visible test
 runs; the digests of the failure it gives (attention_course.dependencies.failure_digest: the exercise,
 the failure's type and message, and the same without its numbers) are kept with the mistake's name in
@@ -11,7 +11,7 @@ ship: no mistake's code, nothing of a hidden test. Mistakes that fail a visible 
 digest and are named together; one the visible test does not catch has none.
 
 `python -m grader release` rebuilds the assignments whose source notebook or catalogue changed;
-`python -m grader.visible_mistakes [assignment ...]` rebuilds the named ones (all without names).
+`python -m grader.feedback.visible_mistakes [assignment ...]` rebuilds the named ones (all without names).
 """
 import hashlib
 import inspect
@@ -21,7 +21,7 @@ import sys
 
 from attention_course import dependencies
 from grader.course import REPO, check_assignments, source_notebook, write_atomically
-from grader.mistakes import catalogue, describe, notebook_digest
+from grader.feedback.mistakes import catalogue, describe, notebook_digest
 from grader.sandbox.notebook_kernel import NotebookKernel
 
 DIGESTS = REPO / "attention_course" / "mistake_digests.json"

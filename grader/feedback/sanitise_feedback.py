@@ -81,7 +81,7 @@ MAX_NOTEBOOK_MARKUP = 250_000  # rendered per notebook (the course's longest pro
 MAX_CODE_CHARACTERS = 20_000  # of one code cell shown (the course's longest is 8,973); the rest cut, said so
 MAX_NOTEBOOK_CODE = 500_000  # shown per notebook (08's code is 78,984)
 TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>")
-# Where grader.feedback_summary leaves the source of the summary cell it put first: the grader's own page,
+# Where grader.feedback.feedback_summary leaves the source of the summary cell it put first: the grader's own page,
 # its student text bounded where it was made, so the page's allowance does not apply to it.
 GRADER_SUMMARY = "grader_feedback_summary"
 CACHED_TEXTS = 4096  # per cache: the prose and code of a few assignments
