@@ -192,7 +192,7 @@ def make_course_dir(room: Classroom):
     An existing course directory is kept (its config, gradebook, submissions and feedback); new students
     are added to its roster."""
     from grader.course import assignments, prepare_environment, write_workspace_config
-    from grader.gradebook import register_students
+    from grader.outputs.gradebook import register_students
 
     course = room.course_dir
     config = course / "nbgrader_config.py"

@@ -13,7 +13,7 @@ and it leaves out (checked against the course's registration, grader/lti_registr
   open in JupyterLab; never to the login initiation's target_link_uri, which anyone can set;
 - every refusal is a page that says why and what to do (start again from the LMS), status 403 or 400.
 The claims the score poster needs (the user's LMS id and grade-services end-point) are kept in the user's
-auth_state (grader/lms_outbox.py reads them through the hub's API).
+auth_state (grader/outputs/lms_outbox.py reads them through the hub's API).
 """
 import time
 

@@ -26,7 +26,7 @@ from tornado.httpserver import HTTPServer
 from traitlets.config.loader import PyFileConfigLoader
 
 from grader.grading import Grader
-from grader.lms_outbox import Outbox
+from grader.outputs.lms_outbox import Outbox
 from grader.lti_registration import LtiRegistration
 from grader.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, single_service
 
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
     parser.add_argument("--instructor", action="append", default=[], help="who sees every attempt (repeatable)")
     parser.add_argument("--workers", type=int, default=None, help="notebooks graded at once (default: cores)")
     parser.add_argument("--lti", type=Path, default=None, metavar="FOLDER",
-                        help="the course's LTI registration: counted scores go to the LMS (grader/lms_outbox.py)")
+                        help="the course's LTI registration: counted scores go to the LMS (grader/outputs/lms_outbox.py)")
     args = parser.parse_args(argv)
     course = args.course_dir.resolve()
     grader = Grader(course / "on_submit", course / "source", workers=args.workers,

@@ -75,10 +75,10 @@ def main(argv=None) -> int:
             name_mistakes(chosen, workers=args.workers)
             print(f"named mistakes of {', '.join(chosen)}: in {NAMED_MISTAKES}")
             return 0
-        from grader.class_report import write_report
+        from grader.outputs.class_report import write_report
         from grader.grading import Grader, summary_table
-        from grader.lms_export import export as export_lms
-        from grader.lms_export import record_zip_ids
+        from grader.outputs.lms_export import export as export_lms
+        from grader.outputs.lms_export import record_zip_ids
         workspace = args.workspace or STATE / ("samples" if args.submissions is None else "class")
         if args.unsafe_no_sandbox:
             print("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): student code can read the solutions "
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
             return 0
         print(summary_table(results))
         print(f"\ngrades: {workspace / 'grades.csv'}\nfeedback: {workspace / 'feedback'}/<student>/<assignment>/")
-        print(f"class report: {write_report(workspace, results, grader.source)}")  # grader/class_report.py
+        print(f"class report: {write_report(workspace, results, grader.source)}")  # grader/outputs/class_report.py
         for kind in args.export:
             ids = dict(item.split("=", 1) for item in args.canvas_assignment_id if "=" in item)
             print(f"{kind} import: {export_lms(kind, grader.db_url, workspace, ids)}")

@@ -1,7 +1,7 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export.
 
 The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
-grader.trusted.trusted_tests (test cells decided in the grader), grader.gradebook (results, grades.csv, summary).
+grader.trusted.trusted_tests (test cells decided in the grader), grader.outputs.gradebook (results, grades.csv, summary).
 """
 import ctypes
 import json
@@ -27,7 +27,7 @@ from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_en
                            write_workspace_config)
 from grader.feedback.feedback_summary import named_mistakes
 from grader.grading_order import LongestFirst
-from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
+from grader.outputs.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake.submissions import (TREE_LAYOUT, ZIP_LAYOUT, folders, student_folders, take_collected, take_submission,
                            take_tree, zips_by_assignment)

@@ -29,7 +29,7 @@ from sqlalchemy import (Column, DateTime, Float, Integer, LargeBinary, MetaData,
 from sqlalchemy.engine import make_url
 
 from grader.course import CourseError
-from grader.gradebook import Result
+from grader.outputs.gradebook import Result
 
 metadata = MetaData()
 GRADED = Table(

@@ -1,7 +1,7 @@
 """The course's LTI 1.3 registration with its LMS, in one place: one JSON file and the tool's key pair beside it.
 
 Read by the hub's sign-in (classroom/auth.py: ClassroomLTIAuthenticator, through classroom/jupyterhub_config.py)
-and by the score poster (grader/lms_outbox.py: pylti1p3's Assignment and Grade Services); the tool's public
+and by the score poster (grader/outputs/lms_outbox.py: pylti1p3's Assignment and Grade Services); the tool's public
 key set is served by the on-submit service at /services/on-submit/jwks for the LMS to fetch.
 
     {

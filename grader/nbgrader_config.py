@@ -10,7 +10,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 from grader.feedback.feedback_summary import FeedbackSummary
-from grader.grades_export import QuotedCsvExportPlugin
+from grader.outputs.grades_export import QuotedCsvExportPlugin
 from grader.intake.lms_archives import COLLECTOR_REGEXP, BoundedZipExtractor, LmsFileNameCollector
 from grader.preprocessors import (GuardAgainstTampering, HideHiddenTests, LimitOutputSize, PassingTestsKeepStderr,
                                   RestoreCellFlags, SandboxedExecute)
@@ -78,7 +78,7 @@ c.ZipCollectApp.extractor_plugin = BoundedZipExtractor
 c.ZipCollectApp.collector_plugin = LmsFileNameCollector
 c.FileNameCollectorPlugin.named_regexp = COLLECTOR_REGEXP
 c.ZipCollectApp.strict = True
-# nbgrader export writes grades.csv with every cell quoted where needed and no formula (grader/grades_export.py).
+# nbgrader export writes grades.csv with every cell quoted where needed and no formula (grader/outputs/grades_export.py).
 c.ExportApp.plugin_class = QuotedCsvExportPlugin
 
 # collect copies each student's inbound submission without following its links (grader/intake/exchange_collect.py).

@@ -158,7 +158,7 @@ class OnSubmit:
 
     def __init__(self, grader: Grader, exchange: Path, policy: SubmitPolicy = None, clock=now, log=None,
                  outbox=None):
-        """`outbox`: a grader.lms_outbox.Outbox that takes each counted score once the student may see it."""
+        """`outbox`: a grader.outputs.lms_outbox.Outbox that takes each counted score once the student may see it."""
         self.grader, self.policy, self.clock = grader, policy or SubmitPolicy(config=grader.config), clock
         self.outbox = outbox
         self.course_id = grader.config.CourseDirectory.course_id

@@ -13,7 +13,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader import class_report, lms_export
+from grader.outputs import class_report, lms_export
 from grader.feedback import feedback_summary as summary
 from grader.grading import Grader
 from grader.feedback.mistakes import describe
@@ -224,7 +224,7 @@ def test_failed_weights_become_a_picture_and_names_become_words():
 
 @pytest.mark.slow
 def test_a_class_graded_from_the_formgrader_gets_the_same_report(graded, tmp_path):
-    """python -m grader.class_report reads the results from the gradebook (Formgrader, shards)."""
+    """python -m grader.outputs.class_report reads the results from the gradebook (Formgrader, shards)."""
     workspace, _ = graded
     by_grade = {table: rows(workspace / f"report_{table}.csv") for table in ("mistakes", "groups", "tests")}
     assert class_report.main([str(workspace), "--db-url", f"sqlite:///{workspace / 'gradebook.db'}"]) == 0

@@ -5,7 +5,7 @@ import sqlite3
 from nbgrader.api import Gradebook
 from sqlalchemy import text
 
-from grader.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable, register_students,
+from grader.outputs.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable, register_students,
                               summary_table)
 
 
@@ -46,7 +46,7 @@ def test_failure_reasons_and_the_summary_table():
 
 
 def test_an_sqlite_gradebook_writes_ahead_and_syncs_at_checkpoints(db_url, tmp_path):
-    """The grader's SQLite gradebooks skip the fsync of each of nbgrader's commits (grader.gradebook), and a
+    """The grader's SQLite gradebooks skip the fsync of each of nbgrader's commits (grader.outputs.gradebook), and a
     second connection (another worker, the Formgrader) reads what the first committed while it is open."""
     with Gradebook(db_url) as gradebook:
         session = gradebook.db

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from grader import ledger
 from grader.trusted import cell_outcome
-from grader.class_report import notebook_problems
+from grader.outputs.class_report import notebook_problems
 from grader.feedback.feedback_summary import exercise_reports
 from grader.grading import Grader
 from grader.sandbox.bubblewrap import BOX_PREFIX, boxes_folder

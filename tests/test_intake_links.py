@@ -10,7 +10,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from grader.intake import submissions as intake
 from grader.intake.exchange_collect import SafeExchangeCollect
-from grader.gradebook import Result, summary_table
+from grader.outputs.gradebook import Result, summary_table
 from grader.intake.submissions import rescue_renamed_notebook, take_tree, zips_by_assignment
 from grader.intake.safe_copy import LINK_TARGET_CHARS, printable
 

@@ -1,12 +1,12 @@
 """Scores to an LTI 1.3 platform this project did not write (tests/lti_platform.py on lti1p3platform) with
-pylti1p3's Assignment and Grade Services, from the outbox (grader/lms_outbox.py): posted once, kept while the
+pylti1p3's Assignment and Grade Services, from the outbox (grader/outputs/lms_outbox.py): posted once, kept while the
 platform is down or the student has not launched yet, retried with back-off, never posted twice."""
 import datetime
 
 import pytest
 
 from grader.ledger import now
-from grader.lms_outbox import RETRY_FIRST, Outbox
+from grader.outputs.lms_outbox import RETRY_FIRST, Outbox
 from tests.lti_platform_process import Platform
 
 A = "02_three_stage_attention"

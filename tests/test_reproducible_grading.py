@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.class_report import write_report
+from grader.outputs.class_report import write_report
 from grader.course import NOTEBOOKS, SOLUTIONS
 from grader.grading import Grader
 from grader.samples import write_samples

@@ -11,9 +11,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader import lms_export
-from grader.csv_cells import inert, write_rows
-from grader.gradebook import export_csv
+from grader.outputs import lms_export
+from grader.outputs.csv_cells import inert, write_rows
+from grader.outputs.gradebook import export_csv
 from grader.grading import Grader
 from grader.samples import fill_answers
 from grader.intake.student_ids import problem

@@ -7,7 +7,7 @@ So an id is letters and digits (any script), with . _ @ + - inside it: no path s
 or format characters (* ? [ ] { }), no commas, quotes or spaces for a CSV file to split on, no leading
 character a spreadsheet reads as a formula (= + - @), nothing unprintable. An id that is not so is refused
 where it enters, with a message that names it (printably) and what is allowed; the rest of the class is
-graded. CSV files quote every cell as well (grader/csv_cells.py).
+graded. CSV files quote every cell as well (grader/outputs/csv_cells.py).
 """
 import re
 

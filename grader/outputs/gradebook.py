@@ -7,7 +7,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from grader.grades_export import QuotedCsvExportPlugin
+from grader.outputs.grades_export import QuotedCsvExportPlugin
 
 
 @event.listens_for(Engine, "connect")

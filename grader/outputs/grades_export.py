@@ -1,15 +1,15 @@
-"""grades.csv as nbgrader's CsvExportPlugin lays it out, written through grader.csv_cells.
+"""grades.csv as nbgrader's CsvExportPlugin lays it out, written through grader.outputs.csv_cells.
 
 nbgrader's plugin joins each row's values with commas unquoted: a student's name or id holding a comma
 shifts every later column (a CSV reader then sees another score), and one starting with "=" is a formula.
 This plugin keeps nbgrader's columns, order and values (a missing submission scores 0, the late penalty is
 taken off) and writes each row with the csv module. Wired as the export plugin of `nbgrader export`
-(grader/nbgrader_config.py) and used by `grade` (grader/gradebook.py).
+(grader/nbgrader_config.py) and used by `grade` (grader/outputs/gradebook.py).
 """
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import CsvExportPlugin
 
-from grader.csv_cells import write_rows
+from grader.outputs.csv_cells import write_rows
 
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
            "late_submission_penalty", "score", "max_score"]

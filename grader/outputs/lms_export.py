@@ -17,7 +17,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from grader.intake import lms_archives, student_ids
-from grader.csv_cells import write_rows
+from grader.outputs.csv_cells import write_rows
 
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_STUDENT_COLUMNS = ["Username", "ID number", "Email address"]

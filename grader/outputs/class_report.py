@@ -26,7 +26,7 @@ import nbformat
 from grader.feedback import mistakes
 from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES
-from grader.csv_cells import write_rows
+from grader.outputs.csv_cells import write_rows
 from grader.feedback.feedback_summary import exercise_reports
 
 CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -221,7 +221,7 @@ def results_from_gradebook(db_url: str) -> list:
     """A Result for every submission in the gradebook (a class graded from the Formgrader, or by shards)."""
     from nbgrader.api import Gradebook
 
-    from grader.gradebook import read_result
+    from grader.outputs.gradebook import read_result
     with Gradebook(db_url) as gradebook:
         pairs = [(submission.student.id, assignment.name) for assignment in gradebook.assignments
                  for submission in gradebook.assignment_submissions(assignment.name)]
@@ -229,12 +229,12 @@ def results_from_gradebook(db_url: str) -> list:
 
 
 def main(argv=None) -> int:
-    """python -m grader.class_report [COURSE_DIR]: the report of a course directory graded with the
+    """python -m grader.outputs.class_report [COURSE_DIR]: the report of a course directory graded with the
     Formgrader (autograded/ and the gradebook there), or of a `grade` workspace."""
     import argparse
 
     from grader.course import SOLUTIONS
-    parser = argparse.ArgumentParser(prog="python -m grader.class_report",
+    parser = argparse.ArgumentParser(prog="python -m grader.outputs.class_report",
                                      description=main.__doc__.split(": ", 1)[1])
     parser.add_argument("course", nargs="?", type=Path, default=Path.cwd(),
                         help="the course directory (default: here)")
