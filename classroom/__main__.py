@@ -97,13 +97,13 @@ def main(argv=None) -> int:
     parser.add_argument("--exchange", type=Path, default=None, help="the nbgrader exchange (default STATE/exchange)")
     parser.add_argument("--on-submit", action="store_true",
                         help="grade each submission as it arrives and release its feedback (a hub service; its "
-                             "rules: c.SubmitPolicy in the course's nbgrader_config.py, grader/on_submit.py)")
+                             "rules: c.SubmitPolicy in the course's nbgrader_config.py, grader/running/on_submit.py)")
     parser.add_argument("--lti", type=Path, default=None, metavar="FOLDER",
                         help="sign in from the LMS with LTI 1.3 and send scores back (needs --on-submit): FOLDER holds "
-                             "lti.json and the tool's keys (python -m grader.lti_registration; docs/lms.md)")
+                             "lti.json and the tool's keys (python -m grader.running.lti_registration; docs/lms.md)")
     args = parser.parse_args(argv)
     if args.lti is not None:
-        from grader.lti_registration import LtiRegistration
+        from grader.running.lti_registration import LtiRegistration
         try:
             LtiRegistration.load(args.lti)
         except ValueError as error:

@@ -52,7 +52,7 @@ c.JupyterHub.load_roles = [{
 if room.lti_dir:
     from classroom.lti_auth import ClassroomLTIAuthenticator  # noqa: E402
     from grader.course import assignments as course_assignments  # noqa: E402
-    from grader.lti_registration import LtiRegistration  # noqa: E402
+    from grader.running.lti_registration import LtiRegistration  # noqa: E402
 
     registration = LtiRegistration.load(room.lti_dir)
     c.JupyterHub.authenticator_class = ClassroomLTIAuthenticator

@@ -60,7 +60,7 @@ class Classroom:
     course_id: str = COURSE_ID
     python: str = sys.executable
     on_submit_port: int = 0  # the on-submit service's port (classroom/on_submit_service.py); 0: not run
-    lti_dir: str = ""  # the course's LTI 1.3 registration (grader/lti_registration.py); "": password sign-in
+    lti_dir: str = ""  # the course's LTI 1.3 registration (grader/running/lti_registration.py); "": password sign-in
     crypt_key: str = ""  # JUPYTERHUB_CRYPT_KEY: the hub keeps each LTI user's launch claims encrypted
 
     @property

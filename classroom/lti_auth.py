@@ -1,5 +1,5 @@
 """Sign-in from the LMS (LTI 1.3): jupyterhub-ltiauthenticator's LTI13Authenticator with what a class needs
-and it leaves out (checked against the course's registration, grader/lti_registration.py):
+and it leaves out (checked against the course's registration, grader/running/lti_registration.py):
 
 - a launch from a deployment the course is not registered for is refused;
 - an id_token is accepted once: its nonce is remembered until the token's age limit has passed, so a launch
@@ -26,7 +26,7 @@ from tornado.web import HTTPError
 from traitlets import Integer, List, Set, Unicode
 
 from grader.intake import student_ids
-from grader.lti_registration import AGS_CLAIM, DEPLOYMENT_CLAIM, INSTRUCTOR_ROLES, ROLES_CLAIM, LtiRegistration
+from grader.running.lti_registration import AGS_CLAIM, DEPLOYMENT_CLAIM, INSTRUCTOR_ROLES, ROLES_CLAIM, LtiRegistration
 
 AGAIN = "Open the course again from its link in your LMS."
 KEPT_CLAIMS = ("iss", "sub", "aud", AGS_CLAIM, ROLES_CLAIM, DEPLOYMENT_CLAIM, LTI13_CUSTOM_CLAIM,
@@ -60,7 +60,7 @@ class ClassroomLTIAuthenticator(LTI13Authenticator):
     callback_handler = ClassroomLTICallbackHandler
 
     registration_dir = Unicode(help="The folder of the course's lti.json and the tool's keys "
-                                    "(grader/lti_registration.py)").tag(config=True)
+                                    "(grader/running/lti_registration.py)").tag(config=True)
     instructors = Set(Unicode(), help="Hub user names a launch may make instructors (the roster's)"
                       ).tag(config=True)
     assignments = List(Unicode(), help="The course's assignments a link may open").tag(config=True)

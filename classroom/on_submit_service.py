@@ -1,11 +1,11 @@
 """The classroom's on-submit service: a JupyterHub managed service (classroom/jupyterhub_config.py, started
 with `python -m classroom --on-submit`) that runs as the instructor in the course directory.
 
-It grades each submission as it arrives (grader.on_submit.OnSubmit, in a worker thread) and serves one
+It grades each submission as it arrives (grader.running.on_submit.OnSubmit, in a worker thread) and serves one
 page, /services/on-submit/, signed in through the hub (HubOAuth): a student sees, per assignment, the due
 date, what feedback comes before it, the attempts used in the last hour and when the next is accepted
 (before they submit), and each attempt's state; the instructor sees every student's attempts and the
-queue. The rules are SubmitPolicy's in the course's own nbgrader_config.py (grader/on_submit.py).
+queue. The rules are SubmitPolicy's in the course's own nbgrader_config.py (grader/running/on_submit.py).
 """
 import argparse
 import asyncio
@@ -25,10 +25,10 @@ from tornado import web
 from tornado.httpserver import HTTPServer
 from traitlets.config.loader import PyFileConfigLoader
 
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.outputs.lms_outbox import Outbox
-from grader.lti_registration import LtiRegistration
-from grader.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, single_service
+from grader.running.lti_registration import LtiRegistration
+from grader.running.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, single_service
 
 PREFIX = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/on-submit/")
 FEEDBACK_WORDS = {"full": "the whole page (score, hidden tests, named mistakes)",

@@ -30,7 +30,7 @@ from nbgrader.api import Gradebook
 
 from grader.assignment_settings import assignment_settings
 from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environment
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
 from grader.feedback.sanitise_feedback import SanitiseFeedback
 from grader.samples import write_samples

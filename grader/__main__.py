@@ -8,7 +8,7 @@ from pathlib import Path
 from traitlets import Integer
 
 from grader.course import NAMED_MISTAKES, SOLUTIONS, STATE, CourseError
-from grader.ledger import Ledger, parse_shard, shard_of
+from grader.running.ledger import Ledger, parse_shard, shard_of
 from grader.limits import GradingLimits
 
 
@@ -76,7 +76,7 @@ def main(argv=None) -> int:
             print(f"named mistakes of {', '.join(chosen)}: in {NAMED_MISTAKES}")
             return 0
         from grader.outputs.class_report import write_report
-        from grader.grading import Grader, summary_table
+        from grader.running.grading import Grader, summary_table
         from grader.outputs.lms_export import export as export_lms
         from grader.outputs.lms_export import record_zip_ids
         workspace = args.workspace or STATE / ("samples" if args.submissions is None else "class")

@@ -35,7 +35,7 @@ def release(names=(), into=None) -> list:
 def name_mistakes(assignments, workers=None, log=print) -> list:
     """Fingerprint the named mistakes of `assignments` that course/named_mistakes does not hold for their notebook
     as it is (grader/feedback/mistakes.py), in a gradebook of their own; return the assignments that had any missing."""
-    from grader.grading import Grader
+    from grader.running.grading import Grader
 
     stale = [assignment for assignment in assignments
              if mistakes.Catalogue(assignment, source_notebook(assignment)).missing()]

@@ -14,8 +14,8 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from classroom.layout import ensure_user, let_users_run_python
-from grader.grading import Grader
-from grader.on_submit import OnSubmit, SubmitPolicy
+from grader.running.grading import Grader
+from grader.running.on_submit import OnSubmit, SubmitPolicy
 
 
 @contextmanager

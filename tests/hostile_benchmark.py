@@ -14,7 +14,7 @@ import nbformat
 
 from course_build.benchmark import GraderCost
 from grader.course import prepare_environment
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.samples import fill_answers
 from tests import hostile_submissions as cases
 from tests.course_files import FIXTURE_SOURCE

@@ -8,7 +8,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from grader.lti_registration import LtiRegistration
+from grader.running.lti_registration import LtiRegistration
 
 HERE = Path(__file__).resolve().parent
 CLIENT_ID = "jupyterhub-attention-course"
@@ -79,6 +79,6 @@ class Platform:
 
     def ags_claims(self, sub: str) -> dict:
         """What a launch of this platform gives the tool for grade services (the AGS claim and the user's id)."""
-        from grader.lti_registration import AGS_CLAIM, AGS_SCOPES
+        from grader.running.lti_registration import AGS_CLAIM, AGS_SCOPES
 
         return {"sub": sub, AGS_CLAIM: {"scope": AGS_SCOPES, "lineitems": f"{self.url}/lineitems"}}

@@ -1,6 +1,6 @@
 """Feedback on submit, timed (python -m tests.on_submit_benchmark [-n 5] [-a ASSIGNMENT ...]; as root): for
 each notebook, a class of n students (Unix users running `nbgrader submit` themselves) submits solved
-notebooks at the same moment through nbgrader's exchange; the on-submit service (grader/on_submit.py, one
+notebooks at the same moment through nbgrader's exchange; the on-submit service (grader/running/on_submit.py, one
 grader process per core, started before the class submits, as the hub starts it) grades them and releases
 each page. Printed per notebook: the queue (its length when the class has submitted) and each student's
 wait from their `nbgrader submit` returning to their page being in the exchange (what "Fetch Feedback"
@@ -13,7 +13,7 @@ import threading
 import time
 
 from grader.course import SOLUTIONS, check_assignments, prepare_environment
-from grader.on_submit import ATTEMPTS
+from grader.running.on_submit import ATTEMPTS
 from grader.samples import fill_answers
 from tests.exchange_class import ExchangeCourse, shared_folder
 

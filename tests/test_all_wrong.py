@@ -37,7 +37,7 @@ def graded_cells(assignment: str) -> list:
 
 def grade_all_wrong(root: Path, assignments) -> dict:
     """Grade the all-wrong student's notebooks of `assignments` in one run: {assignment: Result}."""
-    from grader.grading import Grader
+    from grader.running.grading import Grader
 
     for assignment in assignments:
         folder = root / "class" / STUDENT / assignment

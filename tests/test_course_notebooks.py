@@ -8,7 +8,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grader.assignment_settings import assignment_settings
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.samples import write_samples
 from tests.course_files import ASSIGNMENTS, NOTEBOOKS, SOLUTIONS, source_notebook
 

@@ -15,7 +15,7 @@ import pytest
 
 from grader.outputs import class_report, lms_export
 from grader.feedback import feedback_summary as summary
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.feedback.mistakes import describe
 from grader.feedback.sanitise_feedback import scan_page
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta, source_notebook

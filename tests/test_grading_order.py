@@ -1,5 +1,5 @@
 """The order of grading: every notebook once, each assignment's first notebook early, then longest first."""
-from grader.grading_order import LongestFirst
+from grader.running.grading_order import LongestFirst
 
 
 def jobs_of(counts: dict) -> list:

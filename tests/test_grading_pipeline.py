@@ -11,8 +11,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.course import CourseError
-from grader import grading
-from grader.grading import Grader, Result, summary_table
+from grader.running import grading
+from grader.running.grading import Grader, Result, summary_table
 from grader.samples import fill_answers
 from tests.course_files import ASSIGNMENTS, FIXTURE_SOURCE, REPO, nbgrader_meta, source_notebook
 

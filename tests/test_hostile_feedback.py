@@ -5,7 +5,7 @@ import pytest
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 from grader.course import course_config
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, NOTEBOOK, answer_cell

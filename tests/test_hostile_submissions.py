@@ -12,11 +12,11 @@ import nbformat
 import pytest
 from sqlalchemy import select
 
-from grader import ledger
+from grader.running import ledger
 from grader.trusted import cell_outcome
 from grader.outputs.class_report import notebook_problems
 from grader.feedback.feedback_summary import exercise_reports
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.sandbox.bubblewrap import BOX_PREFIX, boxes_folder
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.grading import Grader, summary_table
+from grader.running.grading import Grader, summary_table
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta
 

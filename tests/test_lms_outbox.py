@@ -5,7 +5,7 @@ import datetime
 
 import pytest
 
-from grader.ledger import now
+from grader.running.ledger import now
 from grader.outputs.lms_outbox import RETRY_FIRST, Outbox
 from tests.lti_platform_process import Platform
 

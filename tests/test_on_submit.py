@@ -1,4 +1,4 @@
-"""Feedback on submit (grader/on_submit.py) through nbgrader's real exchange: students are Unix users who run
+"""Feedback on submit (grader/running/on_submit.py) through nbgrader's real exchange: students are Unix users who run
 `nbgrader fetch_assignment`, `submit` and `fetch_feedback` themselves (runuser), the service grades with the
 course's sandboxed pipeline, and the gradebook, the released pages and the refusals are read back."""
 import datetime
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from grader.ledger import now
-from grader.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, arrival
+from grader.running.ledger import now
+from grader.running.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, arrival
 from grader.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta
 from tests.exchange_class import ExchangeCourse, shared_folder, user_ids

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import Grader
+from grader.running.grading import Grader
 from tests.browser.lab import free_port
 from tests.course_files import FIXTURE_SOURCE
 

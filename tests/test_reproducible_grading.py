@@ -10,7 +10,7 @@ import pytest
 
 from grader.outputs.class_report import write_report
 from grader.course import NOTEBOOKS, SOLUTIONS
-from grader.grading import Grader
+from grader.running.grading import Grader
 from grader.samples import write_samples
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading
+from grader.running import grading
 from grader.sandbox import cgroups, bubblewrap as sandbox
 from grader.course import REPO, CourseError
 from grader.limits import GradingLimits

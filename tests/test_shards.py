@@ -18,8 +18,8 @@ import nbformat
 import pytest
 from sqlalchemy import create_engine, text
 
-from grader.grading import Grader
-from grader.ledger import Ledger, parse_shard, shard_of
+from grader.running.grading import Grader
+from grader.running.ledger import Ledger, parse_shard, shard_of
 from grader.samples import fill_answers
 from grader.course import CourseError
 from tests.course_files import FIXTURE_SOURCE, REPO

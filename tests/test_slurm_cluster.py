@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.ledger import Ledger, shard_of
+from grader.running.ledger import Ledger, shard_of
 from tests import slurm_cluster
 from tests.course_files import FIXTURE_SOURCE, REPO
 from tests.test_postgres_gradebook import postgres_url  # noqa: F401 (the throwaway server, a fixture)

@@ -366,7 +366,7 @@ class FeedbackSummary(NbGraderPreprocessor):
     mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.feedback.mistakes keeps the fingerprints "
                                                          "of named mistakes").tag(config=True)
     hidden_results = Enum(["shown", "withheld"], "shown", help="withheld: the page shows the visible tests' "
-                          "results only (the on-submit service before the deadline, grader/on_submit.py)"
+                          "results only (the on-submit service before the deadline, grader/running/on_submit.py)"
                           ).tag(config=True)
 
     def preprocess(self, nb, resources):

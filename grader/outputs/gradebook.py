@@ -15,7 +15,7 @@ def _write_ahead(connection, _record):
     """An SQLite gradebook in write-ahead-log mode, synced at checkpoints rather than at each of the ~50
     commits nbgrader makes per notebook (a third of a second of fsync per notebook). A killed grader or a
     power cut loses at most the last commits, never the file's consistency, and the ledger
-    (grader/ledger.py) grades again whatever was not recorded as done. Readers no longer block writers."""
+    (grader/running/ledger.py) grades again whatever was not recorded as done. Readers no longer block writers."""
     if isinstance(connection, sqlite3.Connection):
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")

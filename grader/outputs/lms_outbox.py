@@ -18,8 +18,8 @@ import datetime
 from sqlalchemy import Column, DateTime, Float, Integer, String, Table, Text, select
 from sqlalchemy.exc import IntegrityError
 
-from grader.ledger import class_lock, engine_for, metadata, now
-from grader.lti_registration import AGS_CLAIM, LtiRegistration
+from grader.running.ledger import class_lock, engine_for, metadata, now
+from grader.running.lti_registration import AGS_CLAIM, LtiRegistration
 
 RETRY_FIRST = datetime.timedelta(seconds=30)
 RETRY_LONGEST = datetime.timedelta(hours=1)

@@ -19,7 +19,7 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from grader.lti_registration import DEPLOYMENT_CLAIM
+from grader.running.lti_registration import DEPLOYMENT_CLAIM
 from grader.samples import fill_answers
 from tests.browser.lab import CHROMIUM, INSTALL_HINT, Shots
 from tests.classroom.hub import request

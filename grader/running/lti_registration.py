@@ -15,7 +15,7 @@ key set is served by the on-submit service at /services/on-submit/jwks for the L
       "assignment_claim": "custom_assignment"              the claim naming the assignment a link opens
     }
 
-`python -m grader.lti_registration FOLDER --issuer ... ` writes the file and makes the key pair
+`python -m grader.running.lti_registration FOLDER --issuer ... ` writes the file and makes the key pair
 (tool_private.pem 0600, tool_public.pem).
 """
 import argparse
@@ -121,7 +121,7 @@ def make_key_pair(folder: Path):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.lti_registration", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m grader.running.lti_registration", description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help=f"where {FILE} and the tool's key pair go")
     for name in ("issuer", "client_id", "authorize_url", "jwks_url", "token_url"):
         parser.add_argument(f"--{name.replace('_', '-')}", required=True)

@@ -26,12 +26,12 @@ from grader.sandbox import cgroups
 from grader.course import (SOLUTIONS, CourseError, check_assignments, prepare_environment, workspace_config,
                            write_workspace_config)
 from grader.feedback.feedback_summary import named_mistakes
-from grader.grading_order import LongestFirst
+from grader.running.grading_order import LongestFirst
 from grader.outputs.gradebook import (Result, export_csv, failure_reason, read_result, record_ungradable,
                               register_students, summary_table)
 from grader.intake.submissions import (TREE_LAYOUT, ZIP_LAYOUT, folders, student_folders, take_collected, take_submission,
                            take_tree, zips_by_assignment)
-from grader.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
+from grader.running.ledger import Ledger, class_lock, folder_digest, grader_id, in_shard, read_pages, result_of
 from grader.intake.lms_archives import NOTES_FILE
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import THREAD_VARIABLES, sandbox_problem
@@ -51,7 +51,7 @@ class Grader:
     are graded at once (default: one per core), each kernel with cores // workers threads for NumPy and
     TensorFlow unless `threads` says otherwise. `db_url` puts the gradebook elsewhere, e.g. PostgreSQL
     for several graders (default: SQLite here). `exchange` is nbgrader's exchange root the workspace releases
-    feedback to (the on-submit service, grader/on_submit.py; default: the workspace's own).
+    feedback to (the on-submit service, grader/running/on_submit.py; default: the workspace's own).
     """
 
     def __init__(self, workspace: Path, source: Path = SOLUTIONS, *, workers: int = None,

@@ -1,5 +1,5 @@
 """Feedback on submit: each submission graded as it arrives in nbgrader's exchange, by the same pipeline as
-`grade` (grader.grading.Grader: the sandbox, the grader-side tests, the ledger, the feedback page).
+`grade` (grader.running.grading.Grader: the sandbox, the grader-side tests, the ledger, the feedback page).
 
 Students submit as always (the Assignments tab, `nbgrader submit`): nbgrader writes
 <exchange>/<course>/inbound/<student>+<assignment>+<timestamp>+<random>/. This service finds each new
@@ -48,9 +48,9 @@ from traitlets.config import Configurable
 
 from grader.intake import student_ids
 from grader.course import CourseError, check_assignments
-from grader.grading import Grader, _worker_grade, _worker_name_mistakes
+from grader.running.grading import Grader, _worker_grade, _worker_name_mistakes
 from grader.intake.submissions import take_submission
-from grader.ledger import class_lock, engine_for, grader_id, metadata, now, pack, read_pages, unpack
+from grader.running.ledger import class_lock, engine_for, grader_id, metadata, now, pack, read_pages, unpack
 
 # nbgrader submit's folder name: <student>+<assignment>+<timestamp>+<random> (0.9's add_random_string).
 INBOUND_NAME = re.compile(r"(?P<student>[^+]{1,64})\+(?P<assignment>[^+]{1,128})\+(?P<timestamp>[^+]{1,64})"
@@ -521,7 +521,7 @@ def single_service(workspace: Path):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.on_submit", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m grader.running.on_submit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspace", type=Path, required=True, help="the service's grading workspace")
     parser.add_argument("--source", type=Path, required=True, help="the course's nbgrader source folder")
     parser.add_argument("--exchange", type=Path, required=True, help="nbgrader's exchange root")
