@@ -28,12 +28,12 @@ from nbclient import NotebookClient
 from nbconvert.exporters import Exporter, HTMLExporter, TemplateExporter
 from nbgrader.api import Gradebook
 
-from grader.assignment_settings import assignment_settings
+from grader.authoring.assignment_settings import assignment_settings
 from grader.course import SOLUTIONS, assignments, nbgrader_meta, prepare_environment
 from grader.running.grading import Grader
 from grader.preprocessors.sandboxed_execute import SandboxedExecute
 from grader.feedback.sanitise_feedback import SanitiseFeedback
-from grader.samples import write_samples
+from grader.authoring.samples import write_samples
 from grader.trusted.trusted_tests import TrustedTests, native_stderr_to
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn

@@ -64,13 +64,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
-            from grader.release import release as run_release
+            from grader.authoring.release import release as run_release
             for name in run_release(args.assignments):
                 print(f"released notebooks/{name}/")
             return 0
         if args.command == "mistakes":
             from grader.course import check_assignments
-            from grader.release import name_mistakes
+            from grader.authoring.release import name_mistakes
             chosen = check_assignments(args.assignments, SOLUTIONS)
             name_mistakes(chosen, workers=args.workers)
             print(f"named mistakes of {', '.join(chosen)}: in {NAMED_MISTAKES}")

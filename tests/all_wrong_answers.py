@@ -7,7 +7,7 @@ that gives it a point checks shapes or properties only, not values.
 
 ANSWERS = {assignment: {grade_id: code}}; each code replaces the whole answer cell.
 """
-from grader.assignment_answers import answer_editor, answers
+from grader.authoring.assignment_answers import answer_editor, answers
 
 _POOL_HEAD = answers("05_attention_in_models")._POOL_HEAD
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import nbformat
 
-from grader.assignment_answers import answers
+from grader.authoring.assignment_answers import answers
 from grader.course import nbgrader_meta
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import REPO, source_notebook, student_notebook
 
 ASSIGNMENT = "02_three_stage_attention"

@@ -15,7 +15,7 @@ import nbformat
 from course_build.benchmark import GraderCost
 from grader.course import prepare_environment
 from grader.running.grading import Grader
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests import hostile_submissions as cases
 from tests.course_files import FIXTURE_SOURCE
 

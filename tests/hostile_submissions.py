@@ -12,7 +12,7 @@ import nbformat
 
 from grader.trusted import cell_outcome
 from grader.course import nbgrader_meta
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 
 ASSIGNMENT = "00_fixture"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from grader.sandbox import notebook_kernel
 from grader.course import nbgrader_meta
-from grader.exercise_calls import exercise_calls
+from grader.authoring.exercise_calls import exercise_calls
 from grader.preprocessors import SETUP_CELL
 from grader.trusted.trusted_tests import answer_sources, connect_tests
 
@@ -47,7 +47,7 @@ class NotebookKernel(notebook_kernel.NotebookKernel):
 
     def grade_answer(self, exercise: str, answer_code: str, later: bool = False) -> ExerciseResult:
         """Points the exercise's own test cells give `answer_code`; the notebook's answer is restored after.
-        With `later`, also the test cells of the later exercises that call this one (grader.exercise_calls),
+        With `later`, also the test cells of the later exercises that call this one (grader.authoring.exercise_calls),
         their answer cells run again first, as in a notebook run from the top."""
         defined = self.run(answer_code)
         result = ExerciseResult(0.0, 0.0)

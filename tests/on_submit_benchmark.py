@@ -14,7 +14,7 @@ import time
 
 from grader.course import SOLUTIONS, check_assignments, prepare_environment
 from grader.running.on_submit import ATTEMPTS
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.exchange_class import ExchangeCourse, shared_folder
 
 NOTEBOOKS = ["02_three_stage_attention", "03_date_translation", "04_self_attention", "05_attention_in_models",

@@ -5,7 +5,7 @@ from traitlets.config import Config
 
 from attention_course.datafiles import read_checksums
 from attention_course.paths import datasets_dir
-from grader.assignment_settings import COURSE, assignment_settings, limit_overrides, parse
+from grader.authoring.assignment_settings import COURSE, assignment_settings, limit_overrides, parse
 from grader.course import NAMED_MISTAKES, CourseError
 from grader.limits import GradingLimits
 from grader.preprocessors import SandboxedExecute

@@ -7,9 +7,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from grader.assignment_settings import assignment_settings
+from grader.authoring.assignment_settings import assignment_settings
 from grader.running.grading import Grader
-from grader.samples import write_samples
+from grader.authoring.samples import write_samples
 from tests.course_files import ASSIGNMENTS, NOTEBOOKS, SOLUTIONS, source_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")]

@@ -13,7 +13,7 @@ from nbgrader.api import Gradebook
 from grader.course import CourseError
 from grader.running import grading
 from grader.running.grading import Grader, Result, summary_table
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import ASSIGNMENTS, FIXTURE_SOURCE, REPO, nbgrader_meta, source_notebook
 
 FIXTURE = "00_fixture"
@@ -203,7 +203,7 @@ def test_a_copy_of_the_course_without_its_tests_grades_and_names_mistakes(tmp_pa
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             (copy / name).write_bytes((REPO / name).read_bytes())
     assignment = "02_three_stage_attention"
-    from grader.assignment_answers import answers
+    from grader.authoring.assignment_answers import answers
     student = fill_answers(nbformat.read(copy / "notebooks" / assignment / f"{assignment}.ipynb", as_version=4),
                            source_notebook(assignment))
     for cell in student.cells:

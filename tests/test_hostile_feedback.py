@@ -6,7 +6,7 @@ from nbformat.v4 import new_markdown_cell, new_notebook
 
 from grader.course import course_config
 from grader.running.grading import Grader
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, NOTEBOOK, answer_cell
 from tests.test_sanitise_feedback import ATTACKS_MARKDOWN, RESOURCES, Page, feedback_exporter, html_inside_math, real_png

@@ -18,7 +18,7 @@ from grader.outputs.class_report import notebook_problems
 from grader.feedback.feedback_summary import exercise_reports
 from grader.running.grading import Grader
 from grader.sandbox.bubblewrap import BOX_PREFIX, boxes_folder
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 from tests.hostile_submissions import ASSIGNMENT, EXPECTED, MARKER, NOTEBOOK, write_all, wrong_with
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from grader.running.grading import Grader, summary_table
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ import pytest
 
 from grader.running.grading import Grader, summary_table
 from grader.intake.lms_archives import MAX_NOTEBOOK_BYTES, NOTES_FILE, parse
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE
 
 pytestmark = pytest.mark.slow

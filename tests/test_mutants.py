@@ -1,18 +1,18 @@
 """Wrong answers must lose points and differently written correct answers must keep them.
 
-Each assignment's course/<assignment>/answers.py (grader/assignment_answers.py) gives, per exercise
+Each assignment's course/<assignment>/answers.py (grader/authoring/assignment_answers.py) gives, per exercise
 (the answer cell's grade_id), WRONG = {exercise: {name: code}} and CORRECT = {exercise: {name: code}}.
 Every answer is graded by the notebook's own visible and hidden test cells (see notebook_kernel.py),
 through the grader's trusted verdicts, and must get the same points in the student's own kernel.
 A wrong answer whose visible test fails in the student's kernel is named there ("This looks like: ...",
 grader/feedback/visible_mistakes.py). One mistake costs once: with a wrong answer in place (the first LATER_CHECKED of each exercise), the later
 exercises whose tests call it
-(grader.exercise_calls) keep all their points when graded, and their visible tests that fail in the
+(grader.authoring.exercise_calls) keep all their points when graded, and their visible tests that fail in the
 student's kernel name it.
 """
 import pytest
 
-from grader.assignment_answers import answers
+from grader.authoring.assignment_answers import answers
 from grader.feedback.mistakes import describe
 from tests.course_files import ASSIGNMENTS, nbgrader_meta, source_notebook
 

@@ -184,8 +184,8 @@ def test_student_facing_text_cites_sources_not_our_notes(assignment):
 def test_each_test_cell_declares_its_exercise_and_the_earlier_ones_it_calls(assignment):
     """One mistake costs once (docs/authoring.md): a visible test starts with testing(exercise, calls=...),
     a hidden one has that line right after BEGIN HIDDEN TESTS when it calls earlier exercises, and `calls` is
-    what the code calls (grader/exercise_calls.py)."""
-    from grader.exercise_calls import exercise_calls, testing_line
+    what the code calls (grader/authoring/exercise_calls.py)."""
+    from grader.authoring.exercise_calls import exercise_calls, testing_line
     from grader.feedback.mistakes import exercise_layout
     notebook = source_notebook(assignment)
     calls = exercise_calls(notebook)

@@ -10,7 +10,7 @@ import pytest
 
 from grader.running.ledger import now
 from grader.running.on_submit import ATTEMPTS, OnSubmit, SubmitPolicy, arrival
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.course_files import FIXTURE_SOURCE, nbgrader_meta
 from tests.exchange_class import ExchangeCourse, shared_folder, user_ids
 

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from grader.release import release
+from grader.authoring.release import release
 from tests.course_files import ASSIGNMENTS, NOTEBOOKS, REPO
 
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no assignments in solutions/")

@@ -11,7 +11,7 @@ import pytest
 from grader.outputs.class_report import write_report
 from grader.course import NOTEBOOKS, SOLUTIONS
 from grader.running.grading import Grader
-from grader.samples import write_samples
+from grader.authoring.samples import write_samples
 
 pytestmark = pytest.mark.slow
 ASSIGNMENTS = ["02_three_stage_attention", "04_self_attention"]

@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, text
 
 from grader.running.grading import Grader
 from grader.running.ledger import Ledger, parse_shard, shard_of
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from grader.course import CourseError
 from tests.course_files import FIXTURE_SOURCE, REPO
 from tests.test_postgres_gradebook import postgres_url  # noqa: F401 (the throwaway server, a fixture)

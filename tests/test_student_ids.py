@@ -15,7 +15,7 @@ from grader.outputs import lms_export
 from grader.outputs.csv_cells import inert, write_rows
 from grader.outputs.gradebook import export_csv
 from grader.running.grading import Grader
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from grader.intake.student_ids import problem
 from tests.course_files import FIXTURE_SOURCE
 

@@ -8,7 +8,7 @@ grader's trusted verdicts, and the failure must carry a hint.
 import pytest
 
 from tests.course_files import nbgrader_meta
-from grader.assignment_answers import answers
+from grader.authoring.assignment_answers import answers
 
 MODULES = (answers("02_three_stage_attention"), answers("04_self_attention"))
 CASES = [pytest.param(module.ASSIGNMENT, exercise, name, id=f"{module.ASSIGNMENT}-{exercise}-{name}")

@@ -573,7 +573,7 @@ CORRECT.update({
 
 # Models that ignore their input, and a model that keeps its own weights whatever the test sets: tests whose
 # expected values are properties (shapes, sums to 1) or come from the model's own weights would pass them.
-from grader.assignment_answers import answer_editor  # noqa: E402
+from grader.authoring.assignment_answers import answer_editor  # noqa: E402
 
 _edit = answer_editor(ASSIGNMENT)
 WRONG["build_seq2seq"].update({

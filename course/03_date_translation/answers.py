@@ -320,7 +320,7 @@ def compile_model(model):
 
 # An encoder that keeps zero weights whatever the test sets (so the model never reads the date): a test whose
 # reference encoder took the model's own encoder weights would accept it.
-from grader.assignment_answers import answer_editor  # noqa: E402
+from grader.authoring.assignment_answers import answer_editor  # noqa: E402
 
 _edit = answer_editor(ASSIGNMENT)
 WRONG["modelf"].update({

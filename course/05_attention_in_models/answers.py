@@ -353,7 +353,7 @@ def spatial_attention(features, query, W_f, W_q, v):
 # Models whose output layer keeps zero weights whatever the test sets (uniform probabilities, the text ignored),
 # and models that ignore their input: tests whose expected values came from the model's own layers, or only from
 # properties (sums to 1, padding changes nothing), would accept them.
-from grader.assignment_answers import answer_editor  # noqa: E402
+from grader.authoring.assignment_answers import answer_editor  # noqa: E402
 
 _edit = answer_editor(ASSIGNMENT)
 _FROZEN_DENSE = '''

@@ -3,7 +3,7 @@
 Each mutant is the notebook's own answer with one edit (`_edit`), so the mutants follow the notebook;
 an edit that no longer applies fails loudly instead of silently testing the right answer.
 """
-from grader.assignment_answers import answer_editor
+from grader.authoring.assignment_answers import answer_editor
 
 ASSIGNMENT = "08_real_translation"
 _edit = answer_editor(ASSIGNMENT)

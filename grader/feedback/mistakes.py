@@ -1,7 +1,7 @@
 """Named typical mistakes, recognised in a student's graded answer.
 
 The catalogue is the one the tests use: course/<assignment>/answers.py gives WRONG = {exercise: {name:
-code}} (grader/assignment_answers.py), and tests/test_mutants.py checks that each loses points. Here each named
+code}} (grader/authoring/assignment_answers.py), and tests/test_mutants.py checks that each loses points. Here each named
 mistake is graded once per assignment by the notebook's own test cells, in the grading sandbox and
 with the verdicts decided in the grader (grader.preprocessors.SandboxedExecute), right where the
 exercise sits in the solved notebook. What its test cells answered (passed, or the failure message)
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import assignment_answers
+from grader.authoring import assignment_answers
 from grader.course import NAMED_MISTAKES, nbgrader_meta, write_atomically
 
 NOT_ANSWERED = "NotImplementedError"
@@ -208,15 +208,15 @@ def fingerprint_mistakes(config, db_url: str, assignment: str, source_dir: Path,
 def _grade_mistakes(found, missing, config, db_url, source_nb, release, log):
     from grader.limits import GradingLimits
     from grader.preprocessors import SandboxedExecute
-    from grader.samples import answers as solved_answers
-    from grader.samples import fill_answers
+    from grader.authoring.samples import answers as solved_answers
+    from grader.authoring.samples import fill_answers
 
     assignment = found.assignment
     solved = fill_answers(nbformat.read(release / f"{assignment}.ipynb", as_version=4), source_nb)
     answers = {"__solved__": solved_answers(source_nb), "__wrong__": found.mistakes}
     built = mistakes_notebook(solved, missing, answers)
     started = time.monotonic()
-    # Set in the config, so that they win over the assignment's own limits (grader/assignment_settings.py).
+    # Set in the config, so that they win over the assignment's own limits (grader/authoring/assignment_settings.py).
     config = copy.deepcopy(config)
     config.GradingLimits.notebook_seconds = config.GradingLimits.notebook_cpu_seconds = 0  # many blocks: per cell
     cell_seconds = GradingLimits(config=config).cell_seconds

@@ -19,7 +19,7 @@ from traitlets import Instance, Integer, Unicode, default
 from grader.trusted import cell_outcome
 from grader.sandbox import cgroups
 from grader.course import nbgrader_meta
-from grader.assignment_settings import limit_overrides
+from grader.authoring.assignment_settings import limit_overrides
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import GradingKernelManager
 from grader.trusted.trusted_tests import answer_sources, connect_tests, error_output

@@ -35,7 +35,7 @@ from grader.running.ledger import Ledger, class_lock, folder_digest, grader_id, 
 from grader.intake.lms_archives import NOTES_FILE
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import THREAD_VARIABLES, sandbox_problem
-from grader.samples import write_samples
+from grader.authoring.samples import write_samples
 
 # nbgrader 0.9 trips SQLAlchemy 2 autoflush warnings while autograding; they are harmless noise.
 warnings.filterwarnings("ignore", module="nbgrader.api")

@@ -13,7 +13,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.course import SOLUTIONS, assignments, prepare_environment, write_workspace_config
-from grader.samples import fill_answers, nbgrader_meta
+from grader.authoring.samples import fill_answers, nbgrader_meta
 from tests.browser.lab import REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

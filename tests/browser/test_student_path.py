@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from grader.course import NOTEBOOKS, REPO, SOLUTIONS, nbgrader_meta, write_workspace_config
-from grader.samples import answers
+from grader.authoring.samples import answers
 from tests.browser.lab import (click_validate, close_dialog, open_notebook, run_all_and_wait,
                                save, set_cell_source)
 

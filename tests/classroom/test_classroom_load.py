@@ -30,7 +30,7 @@ import pytest
 
 from classroom.layout import STUDENT_HIDDEN_PLUGINS
 from grader.course import REPO, SOLUTIONS, assignments
-from grader.samples import fill_answers, nbgrader_meta
+from grader.authoring.samples import fill_answers, nbgrader_meta
 from tests.classroom.hub import COURSE_ID, HTTPError
 
 pytestmark = [pytest.mark.slow, pytest.mark.classroom]

@@ -21,7 +21,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from classroom.layout import user_processes
-from grader.samples import fill_answers, nbgrader_meta
+from grader.authoring.samples import fill_answers, nbgrader_meta
 from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS, INSTALL_HINT, Shots, menu, open_notebook, run_all_and_wait
 from tests.classroom.hub import COURSE_ID
 

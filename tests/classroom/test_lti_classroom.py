@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from grader.running.lti_registration import DEPLOYMENT_CLAIM
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.browser.lab import CHROMIUM, INSTALL_HINT, Shots
 from tests.classroom.hub import request
 from tests.classroom.test_classroom_term import UserServer, chromium, click_in_list, open_assignments

@@ -10,7 +10,7 @@ import time
 import nbformat
 import pytest
 
-from grader.samples import fill_answers
+from grader.authoring.samples import fill_answers
 from tests.classroom.hub import request
 
 pytestmark = [pytest.mark.slow, pytest.mark.classroom]

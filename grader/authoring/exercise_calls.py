@@ -4,7 +4,7 @@ An exercise's tests call an earlier exercise's function when its answer or its t
 function, or name a function that does (the closure: `local_attention` calls `attention`, which calls
 `scaled_dot_score`). Each test cell declares these with `testing(exercise, calls=(...))`
 (attention_course.dependencies); tests/test_notebook_structure.py checks the declarations against
-this reading, and `python -m grader.exercise_calls NN_topic` prints the lines an author pastes.
+this reading, and `python -m grader.authoring.exercise_calls NN_topic` prints the lines an author pastes.
 
 When graded, a function stands in as the source notebook's answer, run in the grader; a class (a Keras
 layer, built in the student's kernel where no correct version may go) as the course's test double

@@ -37,7 +37,7 @@ def answer_editor(assignment: str):
     testing the right answer."""
     import nbformat
 
-    from grader.samples import answers as solved_answers
+    from grader.authoring.samples import answers as solved_answers
 
     # grade_id -> the notebook's answer, solution markers removed
     solved = solved_answers(nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4))

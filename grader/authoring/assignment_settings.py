@@ -11,7 +11,7 @@ An instructor's own setting of a limit (`c.GradingLimits.x` in a config, `grade 
 assignment's: the instructor knows the machine. A course of the instructor's own may have no folder (the
 class's defaults apply); tests/test_assignment_settings.py requires one for every assignment here.
 Which earlier exercises a test calls is declared where the test is, `testing(exercise, calls=(...))`
-(the kernel needs it there; grader/exercise_calls.py checks it against the code).
+(the kernel needs it there; grader/authoring/exercise_calls.py checks it against the code).
 """
 import functools
 import tomllib
