@@ -1,7 +1,7 @@
 """Grade submissions with nbgrader's own apps: generate -> (zip_collect) -> autograde -> feedback -> export.
 
-The roles live in their own modules: grader.intake (submissions in), grader.sandbox (the kernels),
-grader.trusted.trusted_tests (test cells decided in the grader), grader.outputs.gradebook (results, grades.csv, summary).
+The other roles have their own subpackages: grader.intake (submissions in), grader.sandbox (the kernels),
+grader.trusted (test cells decided in the grader), grader.feedback (the page), grader.outputs (results, grades.csv).
 """
 import ctypes
 import json
