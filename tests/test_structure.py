@@ -1,9 +1,12 @@
 """The grader's structure (docs/layout.md): one subpackage per role, no import cycle, no product code that
 imports the test tree (the course image ships no tests/)."""
 import ast
+import re
 from pathlib import Path
 
 import pytest
+
+from grader.limits import FIXED, limits_page
 
 REPO = Path(__file__).resolve().parents[1]
 GRADER = REPO / "grader"
@@ -95,3 +98,42 @@ def test_the_cycle_check_sees_a_cycle(tmp_path):
     assert module_level_imports(tmp_path / "a.py", known) == {"grader.running.ledger"}
     (tmp_path / "b.py").write_text("def later():\n    from grader.running import ledger\n")
     assert module_level_imports(tmp_path / "b.py", known) == set()
+
+
+LIMIT_NAME = re.compile(r"^(MAX_[A-Z_]+|[A-Z_]+_(SECONDS|BYTES|CHARS|CHARACTERS|FILES|ITEMS|DEPTH|PER_HOUR|ENTRIES))$")
+
+
+def literal_limits(path: Path, root: Path = REPO) -> list:
+    """Module-level constants named like a limit and set to a number written in the module."""
+    found = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            numbers_only = all(isinstance(n, (ast.Constant, ast.BinOp, ast.operator, ast.UnaryOp, ast.unaryop))
+                               for n in ast.walk(node.value))
+            if LIMIT_NAME.match(name) and numbers_only:
+                found.append(f"{path.relative_to(root)}: {name}")
+    return found
+
+
+def test_every_limit_is_declared_in_one_place():
+    """The grader's limits are set in grader/limits.py (the wire format's two in wire.py, which also runs in
+    the student's kernel); a module names its limit's value from there."""
+    allowed = {GRADER / "limits.py", GRADER / "trusted" / "wire.py"}
+    written = [hit for path in python_files(GRADER) if path not in allowed for hit in literal_limits(path)]
+    assert not written, f"limits set outside grader/limits.py: {written}"
+    for key, limit in FIXED.items():
+        text = (REPO / limit.where).read_text()
+        assert f'FIXED["{key}"]' in text, f"{limit.where} does not read the limit {key} it is said to apply"
+
+
+def test_the_limits_check_sees_a_limit_written_in_a_module(tmp_path):
+    module = tmp_path / "grader" / "m.py"
+    module.parent.mkdir()
+    module.write_text("MAX_THINGS = 10\nSTART_SECONDS = 2 * 60\nMAX_NAME = FIXED['x'].value\nNAME = 'MAX'\n")
+    assert [hit.split(": ")[1] for hit in literal_limits(module, tmp_path)] == ["MAX_THINGS", "START_SECONDS"]
+
+
+def test_the_limits_page_is_current():
+    page = (REPO / "docs" / "limits.md").read_text()
+    assert page == limits_page(), "docs/limits.md is out of date: python -m grader.limits > docs/limits.md"

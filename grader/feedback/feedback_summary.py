@@ -29,6 +29,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Enum, Unicode
 
 from attention_course import dependencies
+from grader.limits import FIXED
 from grader.feedback import mistakes
 from grader.trusted import cell_outcome
 from grader.course import NAMED_MISTAKES, nbgrader_meta
@@ -187,8 +188,8 @@ def exercise_reports(nb, figures: bool = True) -> list:
 _ARRAY_GAP = re.compile(r"(?<=[0-9.\]nf])\s+(?=[-+0-9.\[ni])")
 # A weights figure is drawn for small arrays only: a tick per row and column, so its cost grows with them,
 # and the message it is read from may be the student's own.
-MAX_FIGURE_SIDE = 24
-MAX_FIGURE_MESSAGE = 4_000
+MAX_FIGURE_SIDE = FIXED["figure_side"].value
+MAX_FIGURE_MESSAGE = FIXED["figure_message_characters"].value
 
 
 def parse_array(text: str):

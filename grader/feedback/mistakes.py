@@ -23,13 +23,14 @@ from pathlib import Path
 
 import nbformat
 
+from grader.limits import FIXED
 from grader.authoring import assignment_answers
 from grader.course import NAMED_MISTAKES, nbgrader_meta, write_atomically
 
 NOT_ANSWERED = "NotImplementedError"
 _RAISED_IN = "--- raised in your code ---"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-MISTAKE_CELL_SECONDS = 120  # per cell while grading the named mistakes (instructor code, small inputs)
+MISTAKE_CELL_SECONDS = FIXED["mistake_cell_seconds"].value
 _MARK = "attention_course_mistake"  # cell metadata of the synthetic notebook's test copies
 
 

@@ -41,6 +41,8 @@ from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from latex2mathml.converter import convert as latex_to_mathml
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.limits import FIXED
+
 TAGS = frozenset({
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del",
     "details", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
@@ -72,19 +74,19 @@ NUMBER = re.compile(r"[0-9]{1,5}")
 GRADE_ID = re.compile(r"[A-Za-z0-9_-]+")  # what nbgrader itself accepts
 MIMETYPE = re.compile(r"[\w.+-]{1,60}/[\w.+-]{1,60}")
 URL_NOISE = re.compile(r"[\x00-\x20\x7f-\xa0]+")  # browsers ignore these in a URL's scheme
-CACHED_TEXT = 200_000  # characters: longer texts (a student's, seen once) are not kept
+CACHED_TEXT = FIXED["cached_text_characters"].value
 # The page's work is bounded before it starts: sanitising markup costs more than linear time in its length
 # and nesting (nested elements: 22 KB took 2.5 s, 88 KB 19 s), highlighting is linear in the code.
-MAX_MARKUP_CHARACTERS = 20_000  # one markdown cell or HTML output rendered; a longer one is shown as its text
-MAX_MARKUP_DEPTH = 64  # elements, quotes or lists nested deeper: shown as text
-MAX_NOTEBOOK_MARKUP = 250_000  # rendered per notebook (the course's longest prose, 08's, is 43,367)
-MAX_CODE_CHARACTERS = 20_000  # of one code cell shown (the course's longest is 8,973); the rest cut, said so
-MAX_NOTEBOOK_CODE = 500_000  # shown per notebook (08's code is 78,984)
+MAX_MARKUP_CHARACTERS = FIXED["markup_characters"].value
+MAX_MARKUP_DEPTH = FIXED["markup_depth"].value
+MAX_NOTEBOOK_MARKUP = FIXED["notebook_markup_characters"].value
+MAX_CODE_CHARACTERS = FIXED["code_characters"].value
+MAX_NOTEBOOK_CODE = FIXED["notebook_code_characters"].value
 TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)[^<>]*?(/?)>")
 # Where grader.feedback.feedback_summary leaves the source of the summary cell it put first: the grader's own page,
 # its student text bounded where it was made, so the page's allowance does not apply to it.
 GRADER_SUMMARY = "grader_feedback_summary"
-CACHED_TEXTS = 4096  # per cache: the prose and code of a few assignments
+CACHED_TEXTS = FIXED["cached_texts"].value
 
 SAFE_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},

@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath
 
 from nbgrader.plugins.zipcollect import ExtractorPlugin, FileNameCollectorPlugin
 
+from grader.limits import FIXED
 from grader.intake import student_ids
 from grader.intake.submissions import MAX_NOTEBOOK_BYTES
 from grader.intake.safe_copy import printable
@@ -39,8 +40,8 @@ from grader.intake.safe_copy import printable
 LMS_NAME = re.compile(r"(?P<student>[^_/]+)_(?:(?i:late)_)?(?P<user_id>\d+)_(?P<file_id>\d+)_(?P<file_name>[^/]+)")
 # nbgrader's collector applies its regexp to the extracted file's path; the student is checked after it.
 COLLECTOR_REGEXP = r".*/(?P<student_id>[^_/]+)_(?:(?i:late)_)?\d+_\d+_(?P<file_id>[^/]+\.ipynb)$"
-MAX_MEMBERS = 20_000
-MAX_EXTRACTED_BYTES = 4_000_000_000
+MAX_MEMBERS = FIXED["archive_members"].value
+MAX_EXTRACTED_BYTES = FIXED["extracted_bytes"].value
 # Local file header of a zip, gzip, bzip2, xz, 7z, rar; "ustar" sits at byte 257 of a tar.
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf", b"Rar!")
 ARCHIVE_SUFFIXES = {".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".jar", ".whl", ".egg"}

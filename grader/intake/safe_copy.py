@@ -11,15 +11,17 @@ import os
 import stat
 from pathlib import Path
 
+from grader.limits import FIXED
+
 READ_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: a FIFO swapped in for a file must not block the open waiting for a writer.
 READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 WRITE_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
 KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
          stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
-MAX_DEPTH = 64  # nested folders; each level holds two descriptors open
-NOTE_CHARS = 199
-LINK_TARGET_CHARS = 80
+MAX_DEPTH = FIXED["folder_depth"].value
+NOTE_CHARS = FIXED["note_characters"].value
+LINK_TARGET_CHARS = FIXED["link_target_characters"].value
 CHUNK = 1 << 20
 
 

@@ -11,9 +11,10 @@ graded. CSV files quote every cell as well (grader/outputs/csv_cells.py).
 """
 import re
 
+from grader.limits import FIXED
 from grader.intake.safe_copy import printable
 
-MAX_CHARS = 64
+MAX_CHARS = FIXED["student_id_characters"].value
 # \w is Unicode-aware: a letter or digit of any script, or "_"; the first character is a letter or digit.
 STUDENT_ID = re.compile(rf"[^\W_][\w.@+-]{{0,{MAX_CHARS - 1}}}")
 ALLOWED = (f"a student id is 1 to {MAX_CHARS} letters or digits, with . _ @ + - allowed after the first "

@@ -9,20 +9,20 @@ import sys
 import zipfile
 from pathlib import Path
 
+from grader.limits import FIXED
 from grader.intake import student_ids
 from grader.course import CourseError
 from grader.intake.safe_copy import TreeCopy, copy_tree
 
 TREE_LAYOUT = "<folder>/<student>/<assignment>/<assignment>.ipynb"
 ZIP_LAYOUT = "<folder>/*.zip holding <student>_<number>_<number>_<assignment>.ipynb files (LMS download)"
-# One submission (a student's assignment folder): its notebooks up to 20 MB each (outputs and plots),
-# other files up to CourseDirectory.max_file_size each, and at most 50 MB and 1,000 files in all.
-MAX_NOTEBOOK_BYTES = 20_000_000
-MAX_SUBMISSION_BYTES = 50_000_000
-MAX_SUBMISSION_FILES = 1_000
-# LMS downloads: zip files of a whole class's notebooks.
-MAX_ZIP_BYTES = 4_000_000_000
-MAX_ZIP_FILES = 1_000
+# One submission (a student's assignment folder): its notebooks, other files up to
+# CourseDirectory.max_file_size each, and a total size and file count (grader/limits.py).
+MAX_NOTEBOOK_BYTES = FIXED["notebook_bytes"].value
+MAX_SUBMISSION_BYTES = FIXED["submission_bytes"].value
+MAX_SUBMISSION_FILES = FIXED["submission_files"].value
+MAX_ZIP_BYTES = FIXED["zip_bytes"].value
+MAX_ZIP_FILES = FIXED["zip_files"].value
 
 
 def copy_submission(source: Path, target: Path, max_file_kb: int, skip=None) -> list:

@@ -18,12 +18,13 @@ import datetime
 from sqlalchemy import Column, DateTime, Float, Integer, String, Table, Text, select
 from sqlalchemy.exc import IntegrityError
 
+from grader.limits import FIXED
 from grader.running.ledger import class_lock, engine_for, metadata, now
 from grader.running.lti_registration import AGS_CLAIM, LtiRegistration
 
 RETRY_FIRST = datetime.timedelta(seconds=30)
 RETRY_LONGEST = datetime.timedelta(hours=1)
-MAX_ERROR = 500  # characters of an LMS's answer kept for the instructor's page
+MAX_ERROR = FIXED["lms_error_characters"].value
 
 OUTBOX = Table(
     "grader_lms_outbox", metadata,

@@ -46,6 +46,7 @@ from sqlalchemy.exc import IntegrityError
 from traitlets import Bool, Dict, Enum, Float as FloatTrait, Integer, TraitError
 from traitlets.config import Configurable
 
+from grader.limits import FIXED
 from grader.intake import student_ids
 from grader.course import CourseError, check_assignments
 from grader.running.grading import Grader, _worker_grade, _worker_name_mistakes
@@ -57,8 +58,8 @@ INBOUND_NAME = re.compile(r"(?P<student>[^+]{1,64})\+(?P<assignment>[^+]{1,128})
                           r"\+(?P<random>[A-Za-z0-9_=-]{1,64})")
 # nbgrader submit writes secrets.token_hex(64); the feedback's file name is made from it.
 SECRET = re.compile(r"[0-9a-f]{32,256}")
-MAX_TREE_ENTRIES = 2_000  # entries of one inbound folder read for its arrival time
-MAX_REFUSED_PER_HOUR = 30  # refused attempts recorded per student (any assignment name); more are only logged
+MAX_TREE_ENTRIES = FIXED["inbound_entries"].value
+MAX_REFUSED_PER_HOUR = FIXED["refused_records_per_hour"].value
 HOUR = datetime.timedelta(hours=1)
 
 ATTEMPTS = Table(

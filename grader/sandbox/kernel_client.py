@@ -22,13 +22,13 @@ from jupyter_client.connect import channel_socket_types
 from jupyter_client.session import DELIM, Session
 from traitlets import Type
 
-from grader.limits import GradingLimits
+from grader.limits import FIXED, GradingLimits
 from grader.trusted.wire import MAX_ITEMS
 
 DEFAULT_MAX_MESSAGE_BYTES = GradingLimits.message_mb.default_value * 2 ** 20
 DEFAULT_MAX_JSON_BYTES = GradingLimits.message_json_mb.default_value * 2 ** 20
 # A header read to address the stand-in of a refused message: larger ones are not decoded.
-MAX_HEADER_BYTES = 65536
+MAX_HEADER_BYTES = FIXED["message_header_bytes"].value
 
 
 def _refused(frames: list, total: int, limit: int, channel: str, part: str = "message") -> dict:

@@ -20,6 +20,7 @@ import numpy as np
 import zmq
 from nbclient.exceptions import DeadKernelError
 
+from grader.limits import FIXED
 from grader.trusted import wire
 from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES
 from grader.trusted.remote import Remote
@@ -30,10 +31,10 @@ AGENT_MODULE = "_attention_course_grading_agent"
 AGENT_SOURCE = (Path(__file__).with_name("wire.py").read_text() + "\n"
                 + Path(__file__).with_name("kernel_agent.py").read_text())
 # After the kernel's execute_reply, how long the iopub messages of that request may still take to arrive.
-IOPUB_GRACE_SECONDS = 3.0
+IOPUB_GRACE_SECONDS = FIXED["iopub_grace_seconds"].value
 # A call-back from the student's code to a test's function: its request's size, and calls per test cell.
-MAX_CALLBACK_CHARACTERS = 16 * 2 ** 20  # the correct versions of earlier exercises take whole weight arrays (04: 8.4 MB)
-MAX_CALLBACKS = 100_000
+MAX_CALLBACK_CHARACTERS = FIXED["callback_characters"].value
+MAX_CALLBACKS = FIXED["callbacks_per_cell"].value
 
 
 class CellOutOfTime(BaseException):

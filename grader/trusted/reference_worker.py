@@ -25,13 +25,14 @@ import subprocess
 import sys
 import time
 
+from grader.limits import FIXED
 from grader.trusted import wire
 from grader.trusted.remote import Remote
 
 HEADER = struct.Struct(">I")
 # A message between the grader and the worker: a call-back's request or answer, with room for its envelope.
-MAX_MESSAGE_BYTES = 24 * 2 ** 20
-START_SECONDS = 120  # the child's imports and a notebook's setup cell, before it answers its first call
+MAX_MESSAGE_BYTES = FIXED["reference_message_bytes"].value
+START_SECONDS = FIXED["reference_start_seconds"].value
 
 
 PR_SET_PDEATHSIG = 1

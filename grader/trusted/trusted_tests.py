@@ -37,18 +37,18 @@ from attention_course import dependencies, kernel_side
 from grader.trusted.bridge import CellOutOfTime, KernelBridge, install_agent_code, mark_stderr
 from grader.trusted.check_coverage import RAN, CheckCoverage
 from grader.sandbox.kernel_client import DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_MESSAGE_BYTES, LimitedBlockingKernelClient
-from grader.limits import GradingLimits
+from grader.limits import FIXED, GradingLimits
 from grader.trusted.reference_worker import ReferenceCall
 from grader.trusted.student_errors import StudentCodeError
 
 # Student output kept per test cell.
-MAX_STUDENT_OUTPUT = 20_000
+MAX_STUDENT_OUTPUT = FIXED["student_output_characters"].value
 # What a test cell's outputs keep of any text, the test's own prints included (they may show student values):
 # its printed text, its last expression's repr, and the message of the error that failed it.
-MAX_TEST_TEXT = 20_000
-MAX_ERROR_CHARACTERS = 10_000
+MAX_TEST_TEXT = FIXED["test_text_characters"].value
+MAX_ERROR_CHARACTERS = FIXED["error_characters"].value
 # After a test cell (its deadline perhaps spent), how long putting the student's own functions back may take.
-RESTORE_SECONDS = 10
+RESTORE_SECONDS = FIXED["restore_seconds"].value
 WITHHELD = ("[your code's printed output is not shown for this test: the grader's correct versions of earlier "
             "exercises answered its calls]\n")
 
