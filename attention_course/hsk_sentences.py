@@ -10,7 +10,7 @@ numbers the tokens (with a visible `<unk>`), and derives from the glosses (a) a 
 alignment for the alignment error rate and (b) word-to-word training pairs.
 Anything derived from the data (the split, the reference links) is under CC-BY-SA-4.0 as well.
 
-Stable API (notebook 08 and grader/train_real_translation.py rely on it):
+Stable API (notebook 08 and course_build/train_real_translation.py rely on it):
 
 - ``load_pairs()`` -> ``HskData(pairs, dropped)``: every usable record as a ``Pair`` (id, level,
   english, chinese, words, glosses, en_tokens), in the package's order; ``dropped``: the ids of the

@@ -163,7 +163,7 @@ def write_json(path: Path, data: dict):
 def write_server_config(folder: Path, course_id: str, exchange: Path):
     """The configuration single-user servers read through JUPYTER_CONFIG_PATH (see jupyterhub_config.py):
     folder/common, folder/students, folder/instructor. deploy/jupyter/ is the same for Kubernetes
-    (tests/classroom/test_deploy_files.py checks they agree)."""
+    (tests/test_classroom_config.py checks they agree)."""
     common, students, instructor = folder / "common", folder / "students", folder / "instructor"
     common.mkdir(parents=True, exist_ok=True)
     (common / "nbgrader_config.py").write_text(

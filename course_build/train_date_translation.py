@@ -1,6 +1,6 @@
 """Instructor-side training for notebook 03 (date translation with attention). Students never get this file.
 
-Builds the notebook's own model (its cells, run by grader/notebook_code.py: Coursera's NMT-with-attention
+Builds the notebook's own model (its cells, run by course_build/notebook_code.py: Coursera's NMT-with-attention
 model, 52,960 parameters), trains
 it on the committed, seeded date dataset and saves the weights by layer role, so they load into any
 correct student `modelf` whatever its layer names or creation order.

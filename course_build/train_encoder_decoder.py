@@ -1,6 +1,6 @@
 """Instructor only: train notebook 01's encoder-decoder (no attention) and ship its weights and curve.
 
-Trains the fixed-context model of the notebook's own `build_seq2seq` (its cell, run by grader/notebook_code.py) on the digit-reversal task (attention_course.digit_strings),
+Trains the fixed-context model of the notebook's own `build_seq2seq` (its cell, run by course_build/notebook_code.py) on the digit-reversal task (attention_course.digit_strings),
 then writes
 - datasets/encoder_decoder/seq2seq_weights.npz: the weights in `model.get_weights()` order, which the
   notebook loads into the student's own model (same architecture, so the same order and shapes);

@@ -47,7 +47,7 @@ c.IgnorePattern.pattern = (
 c.OverwriteCells.add_missing_cells = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# nbgrader's pipelines plus what a real class needs (see grader/preprocessors.py).
+# nbgrader's pipelines plus what a real class needs (see grader/preprocessors/).
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCellFlags, OverwriteCells,
                                       CheckCellMetadata, GuardAgainstTampering]
 c.Autograde.autograde_preprocessors = [SandboxedExecute, IgnorePattern, PassingTestsKeepStderr,

@@ -2,6 +2,7 @@
 imports the test tree (the course image ships no tests/)."""
 import ast
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,32 @@ def test_the_limits_check_sees_a_limit_written_in_a_module(tmp_path):
 def test_the_limits_page_is_current():
     page = (REPO / "docs" / "limits.md").read_text()
     assert page == limits_page(), "docs/limits.md is out of date: python -m grader.limits > docs/limits.md"
+
+
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:grader|course_build|attention_course|classroom|tests|course|deploy|docs)/"
+                        r"[\w/.-]+\.(?:py|md|toml|yaml|sbatch))\b")
+
+
+def named_paths(text: str) -> set:
+    return set(NAMED_PATH.findall(text))
+
+
+def test_every_file_the_repository_names_exists():
+    """A docstring, comment or page that names a file of the repository names one that exists (a module that
+    moved takes its mentions with it)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    missing = []
+    for name in tracked:
+        if name.startswith(("datasets/", "course/named_mistakes/")) or not name.endswith(
+                (".py", ".md", ".toml", ".yaml", ".yml", ".sbatch", ".cfg", "Makefile", "Dockerfile", "run")):
+            continue
+        path = REPO / name
+        if path.is_file():
+            missing += [f"{name}: {found}" for found in named_paths(path.read_text(errors="replace"))
+                        if not (REPO / found).exists()]
+    assert not missing, f"files named but not in the repository: {missing}"
+
+
+def test_the_path_check_reads_names_in_prose():
+    assert named_paths("see grader/intake/safe_copy.py, and test-artifacts/classroom/load.json") == \
+        {"grader/intake/safe_copy.py"}
