@@ -1,7 +1,7 @@
 """A student whose every answer is wrong everywhere scores 0 on every notebook.
 
-tests/all_wrong_answers.py holds one such answer per answer cell (zeros of the right shape, layers that
-output zeros, models that ignore their inputs); the test grades the seven notebooks with the real grader
+course/<assignment>/all_wrong.py holds one such answer per answer cell (zeros of the right shape, layers that
+output zeros, models that ignore their inputs); the test grades the eight notebooks with the real grader
 (sandboxed, verdicts in the grader) in one run. A test cell that gives such a notebook points checks only
 shapes or properties that the wrong answer also has: make it check values against the test's own reference.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.all_wrong_answers import ANSWERS
+from grader.authoring.assignment_answers import all_wrong
 from tests.course_files import ASSIGNMENTS, nbgrader_meta, source_notebook, student_notebook
 
 STUDENT = "all_wrong"
@@ -27,7 +27,7 @@ def all_wrong_notebook(assignment: str):
     for cell in notebook.cells:
         meta = nbgrader_meta(cell)
         if meta.get("solution"):
-            cell.source = ANSWERS[assignment][meta["grade_id"]].strip("\n")
+            cell.source = all_wrong(assignment)[meta["grade_id"]].strip("\n")
     return notebook
 
 
@@ -60,8 +60,8 @@ def test_every_answer_cell_has_a_wrong_answer():
     for assignment in ASSIGNMENTS:
         exercises = {nbgrader_meta(c)["grade_id"] for c in source_notebook(assignment).cells
                      if nbgrader_meta(c).get("solution")}
-        assert set(ANSWERS.get(assignment, {})) == exercises, (
-            f"{assignment}: tests/all_wrong_answers.py answers {sorted(ANSWERS.get(assignment, {}))}, "
+        assert set(all_wrong(assignment)) == exercises, (
+            f"{assignment}: course/{assignment}/all_wrong.py answers {sorted(all_wrong(assignment))}, "
             f"the notebook's answer cells are {sorted(exercises)}")
 
 

@@ -27,10 +27,11 @@ datasets = ["dates/train.tsv"]
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_assignment_has_its_folder(assignment):
-    """Adding an assignment means its source notebook plus this folder: wrong and correct answers, settings,
+    """Adding an assignment means its source notebook plus this folder: wrong and correct answers, all-wrong answers, settings,
     and the shipped catalogue of named mistakes (docs/authoring.md)."""
     folder = COURSE / assignment
     assert (folder / "answers.py").is_file(), f"{folder} has no answers.py (WRONG and CORRECT answers)"
+    assert (folder / "all_wrong.py").is_file(), f"{folder} has no all_wrong.py (a wrong answer per answer cell)"
     assert (NAMED_MISTAKES / f"{assignment}.json").is_file(), f"no catalogue; run python -m grader mistakes {assignment}"
     settings = assignment_settings(assignment)
     assert settings is not None, f"{folder} has no assignment.toml"

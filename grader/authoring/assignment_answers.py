@@ -1,4 +1,4 @@
-"""Each assignment's folder beside its source notebook: `course/<assignment>/answers.py`.
+"""Each assignment's folder beside its source notebook: `course/<assignment>/answers.py` and `all_wrong.py`.
 
 It holds, per exercise (the answer cell's grade_id), WRONG = {exercise: {name: code}}, the typical
 wrong answers the feedback names (grader/feedback/mistakes.py) and the tests require to lose points, and
@@ -23,11 +23,24 @@ def answers(assignment: str):
     path = COURSE / assignment / "answers.py"
     if not path.is_file():
         return None
-    spec = importlib.util.spec_from_file_location(f"course_answers_{assignment}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load(path, f"course_answers_{assignment}")
     if getattr(module, "ASSIGNMENT", assignment) != assignment:
         raise CourseError(f"{path} says it belongs to {module.ASSIGNMENT!r}")
+    return module
+
+
+@functools.lru_cache(maxsize=None)
+def all_wrong(assignment: str) -> dict:
+    """{grade_id: code}: course/<assignment>/all_wrong.py's ALL_WRONG, one wrong answer per answer cell (a
+    notebook of them must score 0: tests/test_all_wrong.py); {} for an assignment without the file."""
+    path = COURSE / assignment / "all_wrong.py"
+    return _load(path, f"course_all_wrong_{assignment}").ALL_WRONG if path.is_file() else {}
+
+
+def _load(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     return module
 
 
