@@ -1,5 +1,5 @@
 # The course's single-user image for a JupyterHub on Kubernetes (docs/deploy.md), also used for the grading Job.
-# Built from this repository's pinned requirements; it holds no solutions/, no tests/ and no gradebook:
+# Built from this repository's pinned requirements; it holds no solutions/, no tests/, no answers (.dockerignore) and no gradebook:
 # the instructor's course (source notebooks, gradebook settings) lives on the instructor's own volume.
 #
 #   docker build -t registry.example.org/attention-course:$(git rev-parse --short HEAD) .
@@ -24,11 +24,16 @@ COPY grader/ grader/
 COPY classroom/*.py classroom/
 COPY datasets/ datasets/
 COPY notebooks/ notebooks/
-# A regular (not editable) install would put attention_course in site-packages, away from datasets/;
-# the course reads its data from ATTENTION_COURSE_DATA instead.
+# The assignment folders as grading reads them: settings and the named mistakes' fingerprints and names
+# (.dockerignore leaves out each folder's answers, which include correct ones).
+COPY course/ course/
+# A regular (not editable) install puts attention_course and grader in site-packages, away from datasets/
+# and course/; they read those from ATTENTION_COURSE_DATA and ATTENTION_COURSE_ASSIGNMENTS instead
+# (tests/test_installed_grader.py grades from such an install).
 RUN pip install --no-cache-dir --no-deps . \
  && python -c "import attention_course, grader.preprocessors"
 ENV ATTENTION_COURSE_DATA=/opt/course/datasets \
+    ATTENTION_COURSE_ASSIGNMENTS=/opt/course/course \
     MPLBACKEND=module://matplotlib_inline.backend_inline
 
 # The students' and the instructor's Jupyter configuration (docs/deploy.md selects one per person).

@@ -7,16 +7,21 @@ import nbformat
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from attention_course.paths import REPO_ROOT
+from attention_course.paths import REPO_ROOT, assignments_dir
 
 REPO = REPO_ROOT
-GRADER_DIR = REPO / "grader"
+GRADER_DIR = Path(__file__).resolve().parent  # its nbgrader_config.py, wherever the package is installed
+# Defaults in a clone of the repository; the command line names others (the course image has neither).
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
 STATE = REPO / "_grading"
-# The fingerprints of the named mistakes (grader/feedback/mistakes.py), made when an assignment is released and shipped with
-# the course, so that no grading waits for them: hashes only, nothing of a test's text.
-NAMED_MISTAKES = REPO / "course" / "named_mistakes"
+
+
+def named_mistakes_dir() -> Path:
+    """The fingerprints of the named mistakes (grader/feedback/mistakes.py), made when an assignment is released and
+    shipped with the course (course/named_mistakes), so that no grading waits for them: hashes and names only,
+    nothing of a test's or an answer's text."""
+    return assignments_dir() / "named_mistakes"
 
 
 def source_notebook(assignment: str):

@@ -4,9 +4,9 @@ import pytest
 from traitlets.config import Config
 
 from attention_course.datafiles import read_checksums
-from attention_course.paths import datasets_dir
-from grader.authoring.assignment_settings import COURSE, assignment_settings, limit_overrides, parse
-from grader.course import NAMED_MISTAKES, CourseError
+from attention_course.paths import assignments_dir, datasets_dir
+from grader.authoring.assignment_settings import assignment_settings, limit_overrides, parse
+from grader.course import CourseError, named_mistakes_dir
 from grader.limits import GradingLimits
 from grader.preprocessors import SandboxedExecute
 from tests.course_files import ASSIGNMENTS
@@ -29,10 +29,10 @@ datasets = ["dates/train.tsv"]
 def test_every_assignment_has_its_folder(assignment):
     """Adding an assignment means its source notebook plus this folder: wrong and correct answers, all-wrong answers, settings,
     and the shipped catalogue of named mistakes (docs/authoring.md)."""
-    folder = COURSE / assignment
+    folder = assignments_dir() / assignment
     assert (folder / "answers.py").is_file(), f"{folder} has no answers.py (WRONG and CORRECT answers)"
     assert (folder / "all_wrong.py").is_file(), f"{folder} has no all_wrong.py (a wrong answer per answer cell)"
-    assert (NAMED_MISTAKES / f"{assignment}.json").is_file(), f"no catalogue; run python -m grader mistakes {assignment}"
+    assert (named_mistakes_dir() / f"{assignment}.json").is_file(), f"no catalogue; run python -m grader mistakes {assignment}"
     settings = assignment_settings(assignment)
     assert settings is not None, f"{folder} has no assignment.toml"
     listed = read_checksums(datasets_dir())

@@ -9,10 +9,11 @@ an edit of the notebook's own answer uses `answer_editor`.
 import functools
 import importlib.util
 
-from grader.course import REPO, SOLUTIONS, CourseError
+from attention_course.paths import assignments_dir
+from grader.course import SOLUTIONS, CourseError
 
-# Beside solutions/ and, like it, the instructor's: CORRECT holds correct answers, so no student image ships it.
-COURSE = REPO / "course"
+# Beside solutions/ and, like it, the instructor's: CORRECT holds correct answers, so no image ships these two
+# files (grading reads the names and fingerprints in course/named_mistakes instead).
 
 
 @functools.lru_cache(maxsize=None)
@@ -20,7 +21,7 @@ def answers(assignment: str):
     """The module course/<assignment>/answers.py (WRONG, CORRECT), loaded once; None for an assignment without
     one (a course of the instructor's own: its feedback names no mistakes; tests/test_mutants.py requires one
     for every assignment of this course)."""
-    path = COURSE / assignment / "answers.py"
+    path = assignments_dir() / assignment / "answers.py"
     if not path.is_file():
         return None
     module = _load(path, f"course_answers_{assignment}")
@@ -33,7 +34,7 @@ def answers(assignment: str):
 def all_wrong(assignment: str) -> dict:
     """{grade_id: code}: course/<assignment>/all_wrong.py's ALL_WRONG, one wrong answer per answer cell (a
     notebook of them must score 0: tests/test_all_wrong.py); {} for an assignment without the file."""
-    path = COURSE / assignment / "all_wrong.py"
+    path = assignments_dir() / assignment / "all_wrong.py"
     return _load(path, f"course_all_wrong_{assignment}").ALL_WRONG if path.is_file() else {}
 
 

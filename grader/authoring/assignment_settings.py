@@ -18,10 +18,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import REPO, CourseError
+from attention_course.paths import assignments_dir
+from grader.course import CourseError
 from grader.limits import GradingLimits
 
-COURSE = REPO / "course"
 FILE_NAME = "assignment.toml"
 KEYS = {"budgets": ("run_all_seconds", "grading_seconds"), "limits": None, "reads": ("datasets",)}
 
@@ -39,8 +39,8 @@ class AssignmentSettings:
         return self.limits.get(name, getattr(GradingLimits, name).default_value)
 
 
-def settings_path(assignment: str, course: Path = COURSE) -> Path:
-    return course / assignment / FILE_NAME
+def settings_path(assignment: str, course: Path = None) -> Path:
+    return (course or assignments_dir()) / assignment / FILE_NAME
 
 
 def _refuse(path: Path, problem: str):
@@ -81,7 +81,7 @@ def parse(path: Path, assignment: str) -> AssignmentSettings:
 
 
 @functools.lru_cache(maxsize=None)
-def assignment_settings(assignment: str, course: Path = COURSE):
+def assignment_settings(assignment: str, course: Path = None):
     """The assignment's settings, or None where it has no folder (its limits are the class's)."""
     path = settings_path(assignment, course)
     return parse(path, assignment) if path.is_file() else None

@@ -1,5 +1,5 @@
 """python -m grader mistakes [ASSIGNMENT ...]: fingerprint the named mistakes the feedback names."""
-from grader.course import NAMED_MISTAKES, SOLUTIONS
+from grader.course import SOLUTIONS, named_mistakes_dir
 
 
 def add_parser(commands):
@@ -15,5 +15,5 @@ def run(args) -> int:
     from grader.course import check_assignments
     chosen = check_assignments(args.assignments, SOLUTIONS)
     name_mistakes(chosen, workers=args.workers)
-    print(f"named mistakes of {', '.join(chosen)}: in {NAMED_MISTAKES}")
+    print(f"named mistakes of {', '.join(chosen)}: in {named_mistakes_dir()}")
     return 0

@@ -26,13 +26,13 @@ import nbformat
 import numpy as np
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Enum, Unicode
+from traitlets import Enum, Unicode, default
 
 from attention_course import dependencies
 from grader.limits import FIXED
 from grader.feedback import mistakes
 from grader.trusted import cell_outcome
-from grader.course import NAMED_MISTAKES, nbgrader_meta
+from grader.course import named_mistakes_dir, nbgrader_meta
 from grader.feedback.sanitise_feedback import GRADER_SUMMARY
 
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "# (hidden tests: their code is not shown)")
@@ -364,11 +364,15 @@ class FeedbackSummary(NbGraderPreprocessor):
     """Puts the summary first and leaves hidden tests' expected values out of the page (run after GetGrades,
     before SanitiseFeedback)."""
 
-    mistakes_dir = Unicode(str(NAMED_MISTAKES), help="Where grader.feedback.mistakes keeps the fingerprints "
-                                                         "of named mistakes").tag(config=True)
+    mistakes_dir = Unicode(help="Where grader.feedback.mistakes keeps the fingerprints of named mistakes "
+                                "(default: course/named_mistakes)").tag(config=True)
     hidden_results = Enum(["shown", "withheld"], "shown", help="withheld: the page shows the visible tests' "
                           "results only (the on-submit service before the deadline, grader/running/on_submit.py)"
                           ).tag(config=True)
+
+    @default("mistakes_dir")
+    def _shipped_mistakes(self):
+        return str(named_mistakes_dir())
 
     def preprocess(self, nb, resources):
         reports = exercise_reports(nb)

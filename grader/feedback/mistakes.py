@@ -25,7 +25,7 @@ import nbformat
 
 from grader.limits import FIXED
 from grader.authoring import assignment_answers
-from grader.course import NAMED_MISTAKES, nbgrader_meta, write_atomically
+from grader.course import named_mistakes_dir, nbgrader_meta, write_atomically
 
 NOT_ANSWERED = "NotImplementedError"
 _RAISED_IN = "--- raised in your code ---"
@@ -108,8 +108,8 @@ class Catalogue:
 
     def __init__(self, assignment: str, source_nb, cache_dir: Path = None):
         self.assignment = assignment
-        self.mistakes = catalogue(assignment)
-        self.path = Path(cache_dir or NAMED_MISTAKES) / f"{assignment}.json"
+        self.mistakes = catalogue(assignment)  # {} where the answers are not here (the course image)
+        self.path = Path(cache_dir or named_mistakes_dir()) / f"{assignment}.json"
         self.notebook = notebook_digest(source_nb)
         stored = {}
         if self.path.is_file():
@@ -117,7 +117,12 @@ class Catalogue:
                 stored = json.loads(self.path.read_text())
             except ValueError:
                 stored = {}
-        self.known = stored.get("fingerprints", {}) if stored.get("notebook") == self.notebook else {}
+        current = stored.get("notebook") == self.notebook
+        self.known = stored.get("fingerprints", {}) if current else {}
+        # {exercise: {name: key}}: from the answers where they are, else as the file recorded them
+        self.keys = ({exercise: {name: self.key(exercise, name) for name in answers}
+                      for exercise, answers in self.mistakes.items()} if self.mistakes
+                     else stored.get("names", {}) if current else {})
 
     def key(self, exercise: str, name: str) -> str:
         return _digest(exercise, name, self.mistakes[exercise][name])
@@ -137,13 +142,12 @@ class Catalogue:
         """The mistakes of `exercise` whose fingerprint is `print_` (sorted by name)."""
         if not print_:
             return []
-        return sorted(name for name in self.mistakes.get(exercise, {})
-                      if self.known.get(self.key(exercise, name)) == print_)
+        return sorted(name for name, key in self.keys.get(exercise, {}).items() if self.known.get(key) == print_)
 
     def save(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, json.dumps({"notebook": self.notebook, "fingerprints": self.known},
-                                                indent=1, sort_keys=True))
+        write_atomically(self.path, json.dumps({"notebook": self.notebook, "fingerprints": self.known,
+                                                "names": self.keys}, indent=1, sort_keys=True))
 
 
 def mistakes_notebook(solved_nb, mistakes: dict, answers: dict):

@@ -20,11 +20,11 @@ import sys
 
 
 from attention_course import dependencies
-from grader.course import REPO, check_assignments, source_notebook, write_atomically
+from grader.course import check_assignments, source_notebook, write_atomically
 from grader.feedback.mistakes import catalogue, describe, notebook_digest
 from grader.sandbox.notebook_kernel import NotebookKernel
 
-DIGESTS = REPO / "attention_course" / "mistake_digests.json"
+DIGESTS = dependencies.MISTAKE_DIGESTS
 _READ_LAST = ("import attention_course.dependencies as _attention_course_dependencies\n"
               "print(_attention_course_dependencies.last_failure or '')\n"
               "del _attention_course_dependencies")

@@ -25,7 +25,7 @@ import nbformat
 
 from grader.feedback import mistakes
 from grader.trusted import cell_outcome
-from grader.course import NAMED_MISTAKES
+from grader.course import named_mistakes_dir
 from grader.outputs.csv_cells import write_rows
 from grader.feedback.feedback_summary import exercise_reports
 
@@ -183,7 +183,7 @@ HEADERS = {
 def write_report(workspace: Path, results: list, source: Path, mistakes_dir: Path = None) -> Path:
     """Write report.html and report_<table>.csv into `workspace`; return the page's path."""
     workspace = Path(workspace)
-    tables = collect(workspace, results, source, mistakes_dir or NAMED_MISTAKES)
+    tables = collect(workspace, results, source, mistakes_dir or named_mistakes_dir())
     rows = _rows(tables)
     e = html.escape
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Class report</title>"

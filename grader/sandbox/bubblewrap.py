@@ -39,7 +39,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import DottedObjectName, Instance, Type, Unicode, default
 
 import attention_course
-from attention_course.paths import datasets_dir
+from attention_course.paths import DATA_VARIABLE, datasets_dir
 from grader.sandbox import cgroups, seccomp
 from grader.limits import GradingLimits
 from grader.intake.safe_copy import copy_tree
@@ -290,6 +290,9 @@ class GradingKernelManager(AsyncKernelManager):
         if self.limits.threads:
             offered.update(dict.fromkeys(THREAD_VARIABLES, str(self.limits.threads)))
         self._kernel_environment = {name: offered[name] for name in PASSED_VARIABLES if name in offered}
+        # The data folder as the sandbox binds it: a regular install (the course image) has no datasets/ beside
+        # the package, and the notebooks read it through this variable.
+        self._kernel_environment[DATA_VARIABLE] = str(datasets_dir().resolve())
         kw["cwd"] = str(self.box / "stage")
         kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **self._kernel_environment}
         reader, writer = os.pipe()
