@@ -4,6 +4,7 @@ them, and hashes only."""
 import json
 import re
 
+import nbformat
 import pytest
 
 from grader.feedback import mistakes
@@ -54,3 +55,27 @@ def test_a_stale_catalogue_is_found_stale(tmp_path):
     (tmp_path / f"{ASSIGNMENTS[0]}.json").write_text((named_mistakes_dir() / f"{ASSIGNMENTS[0]}.json").read_text())
     catalogue = mistakes.Catalogue(ASSIGNMENTS[0], notebook, tmp_path)
     assert sum(map(len, catalogue.missing().values())) == sum(map(len, mistakes.catalogue(ASSIGNMENTS[0]).values()))
+
+
+def test_without_the_answers_a_stale_file_names_nothing_and_the_grader_says_how_to_rebuild_it(tmp_path, monkeypatch):
+    from traitlets.config import Config
+
+    from grader.feedback.feedback_summary import FeedbackSummary, named_mistakes
+
+    assignment = ASSIGNMENTS[0]
+    (tmp_path / "source" / assignment).mkdir(parents=True)
+    notebook = source_notebook(assignment)
+    notebook.cells[-1].source += "\n"  # the instructor edited the notebook after the release
+    nbformat.write(notebook, tmp_path / "source" / assignment / f"{assignment}.ipynb")
+    (tmp_path / "shipped").mkdir()
+    (tmp_path / "shipped" / f"{assignment}.json").write_text((named_mistakes_dir() / f"{assignment}.json").read_text())
+    monkeypatch.setattr(mistakes, "catalogue", lambda _assignment: {})
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    config.CourseDirectory.source_directory = "source"
+    config.FeedbackSummary.mistakes_dir = str(tmp_path / "shipped")
+    assert FeedbackSummary(config=config).mistakes_dir == str(tmp_path / "shipped")
+    said = []
+    found = named_mistakes(config, assignment, f"sqlite:///{tmp_path / 'gradebook.db'}", log=said.append)
+    assert found.keys == {} and not found.current
+    assert len(said) == 1 and f"python -m grader mistakes {assignment}" in said[0], said

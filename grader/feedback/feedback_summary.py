@@ -356,8 +356,12 @@ def named_mistakes(config, assignment: str, db_url: str = None, log=print) -> "m
         source_nb = nbformat.read(root / course.source_directory / assignment / f"{assignment}.ipynb", as_version=4)
         if mistakes.Catalogue(assignment, source_nb, cache).missing():  # stale for this notebook: graded elsewhere
             cache = root / "named_mistakes"  # the instructor's course directory (the classroom)
-    return mistakes.fingerprint_mistakes(config, db_url or course.db_url, assignment, root / course.source_directory,
-                                         root / course.release_directory, cache, log=log)
+    found = mistakes.fingerprint_mistakes(config, db_url or course.db_url, assignment, root / course.source_directory,
+                                          root / course.release_directory, cache, log=log)
+    if not found.mistakes and not found.current and found.path.is_file():  # no answers here to rebuild it from
+        log(f"{found.path} was made for another version of {assignment}'s notebook, so the feedback names no "
+            f"mistakes; rebuild it where the answers are (python -m grader mistakes {assignment}) and ship it")
+    return found
 
 
 class FeedbackSummary(NbGraderPreprocessor):

@@ -117,7 +117,7 @@ class Catalogue:
                 stored = json.loads(self.path.read_text())
             except ValueError:
                 stored = {}
-        current = stored.get("notebook") == self.notebook
+        current = self.current = stored.get("notebook") == self.notebook
         self.known = stored.get("fingerprints", {}) if current else {}
         # {exercise: {name: key}}: from the answers where they are, else as the file recorded them
         self.keys = ({exercise: {name: self.key(exercise, name) for name in answers}
