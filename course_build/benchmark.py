@@ -35,6 +35,7 @@ from grader.preprocessors.sandboxed_execute import SandboxedExecute
 from grader.feedback.sanitise_feedback import SanitiseFeedback
 from grader.authoring.samples import write_samples
 from grader.trusted.trusted_tests import TrustedTests, native_stderr_to
+from course_build import results
 
 MIX = (1.0, 0.5, 0.0)  # solved, partial, blank, in turn
 
@@ -176,6 +177,7 @@ def phases_benchmark(names, students: int):
     columns = [*PHASES, "total"]
     print("seconds per notebook; columns: " + ", ".join(f"{i + 1} {c}" for i, c in enumerate(columns)))
     print(f"{'assignment':<26}" + "".join(f"{index + 1:>7}" for index in range(len(columns))))
+    table = []
     for assignment in names:
         with tempfile.TemporaryDirectory() as tmp:
             grader = Grader(Path(tmp) / "grade", workers=1)
@@ -187,6 +189,18 @@ def phases_benchmark(names, students: int):
             rows = [clock.grade(grader, student, assignment) for student, _ in pairs]
         mean = {c: sum(row[c] for row in rows) / len(rows) for c in columns}
         print(f"{assignment:<26}" + "".join(f"{mean[c]:>7.2f}" for c in columns), flush=True)
+        table.append([f"`{assignment}`", *(round(mean[c], 2) for c in columns)])
+    record_if_complete(names, "benchmark-phases", f"Seconds per notebook, by phase ({students} students a notebook: "
+                       "solved, partial, blank in turn)", ["notebook", *columns], table,
+                       setup_cell_share=round(sum(row[2] for row in table) / sum(row[-1] for row in table), 3))
+
+
+def record_if_complete(names, name: str, title: str, columns, rows, **facts):
+    """Record a run of every assignment in results/ (the manual's figures); a subset only prints."""
+    if sorted(names) != assignments():
+        print(f"(not recorded in results/{name}.json: a subset of the assignments)")
+        return
+    print(f"recorded in {results.record(name, title, columns, rows, **facts).relative_to(results.REPO_ROOT)}")
 
 
 def notebooks_benchmark(names):
@@ -194,7 +208,7 @@ def notebooks_benchmark(names):
     every time over the assignment's budget."""
     print(f"{'assignment':<26}{'Run All':>9}{'stock nbgrader':>16}{'grade':>8}{'no sandbox':>12}"
           f"{'sandbox cost':>14}{'test cells in grader':>22}   (seconds)")
-    test_cells, over = timed_test_cells(), []
+    test_cells, over, table = timed_test_cells(), [], []
     import keras  # noqa: F401 (a grading process imports TensorFlow once, for its first notebook; not per row)
     for assignment in names:
         run_all = run_all_seconds(assignment)
@@ -218,9 +232,17 @@ def notebooks_benchmark(names):
               f"{seconds['unsafe']:>12.1f}"
               f"{seconds['grade'] - seconds['unsafe']:>14.1f}{seconds['tests']:>22.1f}   score {score}", flush=True)
         over += over_budget(assignment, run_all, seconds["grade"])
+        table.append([f"`{assignment}`", round(run_all, 1), round(seconds["stock"], 1), round(seconds["grade"], 1),
+                      round(seconds["unsafe"], 1), round(seconds["grade"] - seconds["unsafe"], 1),
+                      round(seconds["tests"], 1), score.replace("/", " / ")])
     for line in over:
         print(line)
     print(f"{len(over)} over budget (course/<assignment>/assignment.toml [budgets])")
+    record_if_complete(names, "benchmark-notebooks", "One solved student per notebook",
+                       ["notebook", "Run All, training included (s)", "stock nbgrader autograde (s)", "`grade` (s)",
+                        "`grade`, no sandbox (s)", "sandbox cost (s)", "test cells in the grader (s)", "score"],
+                       table, over_budget=len(over), slowest_run_all=max(row[1] for row in table),
+                       slowest_grading=max(row[3] for row in table))
 
 
 def over_budget(assignment: str, run_all: float, grading: float) -> list:
@@ -293,6 +315,32 @@ def grading_benchmark(names, students: int, worker_counts: list, stock_seconds: 
     for label, seconds, busy in rows:
         print(f"{label:<52}{seconds:8.1f} s {students / (seconds / 60):7.2f} students/min"
               f"  {plain / seconds:5.2f}x  {busy:4.2f} cores busy")
+    if stock_seconds:
+        print("(not recorded in results/: stock nbgrader was not measured in this run)")
+        return
+    record_if_complete(names, "benchmark-grading", f"{students} students x {len(names)} assignments = {notebooks} "
+                       "notebooks", ["pipeline", "wall time (s)", "students per minute", "vs. stock sequential",
+                                     "cores busy"],
+                       [[label, round(seconds, 1), round(students / (seconds / 60), 2), f"{plain / seconds:.2f}x",
+                         round(busy, 2)] for label, seconds, busy in rows],
+                       notebooks=notebooks, stock_seconds=round(plain, 1), grade_seconds=round(rows[-1][1], 1),
+                       speedup=round(plain / rows[-1][1], 2),
+                       feedback_cost_percent=round(100 * (rows[-1][1] / rows[-2][1] - 1), 1))
+    per_student = rows[-1][1] / students
+    record_if_complete(names, "benchmark-scale", f"1,000 students of {len(names)} notebooks each, from this run's "
+                       f"{per_student:.1f} s a student on one {os.cpu_count()}-core machine, plus "
+                       f"{SHARD_START_SECONDS} s a shard", ["machines", *map(str, SCALE_MACHINES)],
+                       [["wall time", *(_duration(1000 * per_student / machines + SHARD_START_SECONDS)
+                                        for machines in SCALE_MACHINES)]])
+
+
+# A shard's own start (its class preparation and the cached named mistakes), measured on 2 cores (docs/scale.md).
+SHARD_START_SECONDS = 20
+SCALE_MACHINES = (1, 4, 8, 16, 32)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 2 * 3600 else f"{seconds / 60:.0f} min"
 
 
 class GraderCost:

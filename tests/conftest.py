@@ -1,4 +1,7 @@
-"""Fixtures shared by the test modules, and how `make test` spreads the tests over its workers."""
+"""Fixtures shared by the test modules, how `make test` spreads the tests over its workers, and the record of a
+whole green run that the manual reads (results/tests.json)."""
+import time
+
 import pytest
 
 from tests.notebook_kernel import NotebookKernel
@@ -59,6 +62,33 @@ def pytest_xdist_node_collection_finished(node, ids):
         raise pytest.UsageError("pytest-xdist could not group the tests by file (--dist loadgroup): this pytest "
                                 "changes node ids in a way pytest-xdist 3.8 cannot mark; install the pinned "
                                 "versions (make install)")
+
+
+def pytest_sessionstart(session):
+    session.config.stash[STARTED] = time.monotonic()
+
+
+STARTED = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    """A green run of the whole suite (no paths, -m or -k given: `make test`) records how many tests passed and
+    how long it took in results/tests.json, which docs/testing.md shows."""
+    config = session.config
+    whole = (config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.markexpr
+             and not config.option.keyword and not getattr(config.option, "lf", False)
+             and not config.option.deselect)
+    if hasattr(config, "workerinput") or not whole or exitstatus != pytest.ExitCode.OK:
+        return
+    from course_build import results
+
+    stats = config.pluginmanager.get_plugin("terminalreporter").stats
+    count = {outcome: sum(1 for report in stats.get(outcome, []) if report.when in ("call", "setup"))
+             for outcome in ("passed", "skipped")}
+    results.record("tests", "The whole test suite", passed=count["passed"], skipped=count["skipped"],
+                   workers=config.getoption("numprocesses", None) or 1,
+                   run_seconds=round(time.monotonic() - config.stash[STARTED]))
 
 
 KEPT_KERNELS = 2  # each a TensorFlow process of about 1 GB; the tests ask for one assignment after another

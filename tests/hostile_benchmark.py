@@ -2,7 +2,7 @@
 numbers: n students of the fixture assignment each, the hostile ones taking tests/hostile_submissions.py's
 tricks in turn, the honest ones solved, half-solved and blank in turn; the grader's own CPU time and peak
 memory (its process and its workers; the sandboxed kernels are the students'). It lives with the cases it
-grades; docs/benchmarks.md records its numbers.
+grades; it records its numbers in results/benchmark-hostile.json, which docs/benchmarks.md shows.
 """
 import argparse
 import os
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 
+from course_build import results
 from course_build.benchmark import GraderCost
 from grader.course import prepare_environment
 from grader.running.grading import Grader
@@ -49,6 +50,13 @@ def hostile_benchmark(students: int):
         print(f"{label:<10}{wall:>9.1f}{cpu:>14.1f}{peak:>9.0f}")
     (_, _, honest_cpu, honest_peak), (_, _, hostile_cpu, hostile_peak) = rows
     print(f"hostile / honest: grader CPU {hostile_cpu / honest_cpu:.2f}x, peak memory {hostile_peak / honest_peak:.2f}x")
+    path = results.record("benchmark-hostile", f"{students} students a class, the fixture assignment, cell timeout 5 s, "
+                          "budget 30 s a notebook", ["class", "wall time (s)", "grader CPU (s)",
+                                                     "largest grader process (MB)"],
+                          [[label, round(wall, 1), round(cpu, 1), round(peak)] for label, wall, cpu, peak in rows],
+                          students=students, cpu_ratio=round(hostile_cpu / honest_cpu, 2),
+                          memory_ratio=round(hostile_peak / honest_peak, 2))
+    print(f"recorded in {path.relative_to(results.REPO_ROOT)}")
 
 
 def main(argv=None):
