@@ -137,6 +137,14 @@ FIXED = {
                    "grader/running/on_submit.py"),
     "lms_error_characters": Fixed(500, "characters", "An LMS's answer kept for the instructor's page",
                    "grader/outputs/lms_outbox.py"),
+    "sandbox_copy_seconds": Fixed(60, "seconds", "A new sandbox copying the submission, before a kernel is forked into it",
+                   "grader/sandbox/bubblewrap.py"),
+    "zygote_start_seconds": Fixed(120, "seconds", "The zygote importing NumPy, TensorFlow, Keras and ipykernel (once per grading process)",
+                   "grader/sandbox/zygote.py"),
+    "zygote_answer_seconds": Fixed(30, "seconds", "The zygote's answer to a fork, and the forked child's once told to go",
+                   "grader/sandbox/zygote.py"),
+    "zygote_request_bytes": Fixed(65536, "bytes", "One request to the zygote (a kernel's environment, folder and limits)",
+                   "grader/sandbox/zygote.py"),
 }
 
 

@@ -5,6 +5,9 @@ grader.preprocessors.SandboxedExecute, so the Formgrader's Autograde button uses
 
     sh (joins its cgroups) -> prlimit -> setpriv (root only) -> bwrap -> sh (copies the submission) -> kernel
 
+or, by default, has that last shell wait and forks the kernel into the sandbox from a Python that already imported
+TensorFlow and ipykernel (grader.sandbox.zygote: the same namespaces, user, filter, limits and cgroups);
+
 - an unprivileged host user: a grader running as root drops to `GradingLimits.kernel_uid` before
   bubblewrap, so the kernel's uid maps to that user outside, never to root; a grader that is not root
   runs kernels as itself. User namespaces cannot be made inside (`--disable-userns`);
@@ -25,6 +28,7 @@ tmpfs is where its sockets are, and what it writes there is charged to its memor
 The private folder and the cgroups are removed when the kernel is shut down, when the manager is
 collected, or, after a crash of the grader itself, by the next kernel that starts on this machine.
 """
+import asyncio
 import functools
 import os
 import shutil
@@ -32,16 +36,17 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import DottedObjectName, Instance, Type, Unicode, default
+from traitlets import Bool, DottedObjectName, Instance, Type, Unicode, default
 
 import attention_course
 from attention_course.paths import DATA_VARIABLE, datasets_dir
-from grader.sandbox import cgroups, seccomp
-from grader.limits import GradingLimits
+from grader.sandbox import cgroups, seccomp, zygote
+from grader.limits import FIXED, GradingLimits
 from grader.intake.safe_copy import copy_tree
 
 SANDBOX_UID = 65534
@@ -49,6 +54,7 @@ HOME = "/home/student"
 SUBMISSION = "/submission"  # the staged copy, read-only; the kernel's start copies it into its home
 HOME_SEED = "/home-seed"  # files the home starts with (matplotlib's font list), read-only
 BOX_PREFIX = "crs-"  # short: ipc socket paths are limited to ~100 bytes
+COPIED = "copied"  # the file in a kernel's run folder that says its submission is in place
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)"
 # Thread pools sized by these: OpenMP/BLAS in NumPy, TensorFlow's intra- and inter-op pools.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
@@ -149,10 +155,17 @@ def _etc_files(folder: Path):
     (folder / "hosts").write_text("127.0.0.1 localhost\n")
 
 
+def sandbox_environment(environment: dict) -> dict:
+    """A kernel's environment in its sandbox: the variables it was offered, its home and its PATH."""
+    return dict(environment, HOME=HOME, PATH=f"{kernel_python().parent}:/usr/bin:/bin")
+
+
 def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: dict,
                   limits: GradingLimits) -> list:
     """The bwrap command line that runs `kernel_argv` in the sandbox made of the private folder `box`, under
-    the system-call filter bwrap reads from seccomp.FILTER_FD (opened by seccomp.with_filter)."""
+    the system-call filter bwrap reads from seccomp.FILTER_FD (opened by seccomp.with_filter). With no
+    `kernel_argv` the sandbox's process waits instead, for a kernel forked into it (grader.sandbox.zygote), and
+    exits with the status it reads on its standard input."""
     work = f"{HOME}/{workdir_name}"
     args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--new-session", "--seccomp", str(seccomp.FILTER_FD),
@@ -166,13 +179,14 @@ def bwrap_command(box: Path, workdir_name: str, kernel_argv: list, environment: 
     args += ["--ro-bind", str(box / "stage"), SUBMISSION, "--ro-bind", str(box / "home"), HOME_SEED,
              "--bind", str(box / "run"), str(box / "run"),
              "--remount-ro", "/", "--chdir", HOME, "--clearenv"]
-    environment = dict(environment, HOME=HOME, PATH=f"{kernel_python().parent}:/usr/bin:/bin")
-    for name, value in sorted(environment.items()):
+    for name, value in sorted(sandbox_environment(environment).items()):
         args += ["--setenv", name, value]
     # The copy happens inside, as the sandbox's user, into the sized home.
-    start = (f'cp -R {HOME_SEED}/. {HOME} && mkdir -p "$1" && cp -R {SUBMISSION}/. "$1" && cd "$1" && shift '
-             '&& exec "$@"')
-    return args + ["--", "/bin/sh", "-c", start, "start", work, *kernel_argv]
+    copy = f'cp -R {HOME_SEED}/. {HOME} && mkdir -p "$1" && cp -R {SUBMISSION}/. "$1" && cd "$1"'
+    if kernel_argv:
+        return args + ["--", "/bin/sh", "-c", f'{copy} && shift && exec "$@"', "start", work, *kernel_argv]
+    wait = f'{copy} && : > "$2" || exit 1; read -r status; exit "${{status:-1}}"'
+    return args + ["--", "/bin/sh", "-c", wait, "start", work, str(box / "run" / COPIED)]
 
 
 def _size(megabytes: int) -> list:
@@ -240,6 +254,9 @@ class GradingKernelManager(AsyncKernelManager):
 
     limits = Instance(GradingLimits, help="The limits of this kernel (default: from the config)")
     log_path = Unicode("", help="File that receives the kernel process's own output, capped").tag(config=True)
+    fork_from_zygote = Bool(True, help="Fork each sandboxed kernel from a Python that has TensorFlow and "
+                            "ipykernel imported (grader.sandbox.zygote), which saves their import in every "
+                            "notebook; False starts a new Python in each sandbox").tag(config=True)
 
     @default("limits")
     def _default_limits(self):
@@ -256,6 +273,7 @@ class GradingKernelManager(AsyncKernelManager):
         self.box = None
         self.group = None
         self._finalizer = None
+        self._status_pipe = None
 
     def client(self, **kwargs):
         made = super().client(**kwargs)
@@ -298,6 +316,9 @@ class GradingKernelManager(AsyncKernelManager):
         reader, writer = os.pipe()
         kw["stdout"] = kw["stderr"] = writer
         self._output_pipe = writer
+        self._status_pipe = None
+        if self._forks():  # the sandbox's waiting process reads how the forked kernel ended
+            kw["stdin"], self._status_pipe = os.pipe()
         threading.Thread(target=_drain, args=(reader, self.log_path, self.limits.stderr_kb * 1024),
                          daemon=True).start()
         command, kw = await super()._async_pre_start_kernel(**kw)
@@ -306,11 +327,70 @@ class GradingKernelManager(AsyncKernelManager):
                 os.chown(path, self.limits.kernel_uid, self.limits.kernel_uid)
         return command, kw
 
+    def _forks(self) -> bool:
+        return self.limits.sandbox and self.fork_from_zygote and not zygote.unavailable()
+
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         try:
             await super()._async_launch_kernel(kernel_cmd, **kw)
+            if self._status_pipe is not None:
+                try:
+                    await self._fork_kernel()
+                except (zygote.ZygoteError, OSError) as error:
+                    await self._start_instead(error, kw)
         finally:
             os.close(self._output_pipe)  # the kernel holds the write end; the reader sees EOF when it ends
+            if self._status_pipe is not None:
+                os.close(kw["stdin"])
+                os.close(self._status_pipe)
+
+    async def _start_instead(self, error: Exception, kw: dict):
+        """A kernel that could not be forked (a setuid bubblewrap, whose namespaces are root's, or a zygote that
+        would not start) starts as a new Python in a new sandbox, as this process's later kernels do."""
+        zygote.give_up(str(error))
+        self.log.warning("grader: grading kernels cannot be forked from the zygote here (%s), so each starts as a "
+                         "new Python", error)
+        waiting = self.provisioner.process
+        waiting.kill()  # bubblewrap: its sandbox dies with it
+        waiting.wait()
+        await super()._async_launch_kernel(self._command(forked=False), **{k: v for k, v in kw.items() if k != "stdin"})
+
+    async def _fork_kernel(self):
+        """Fork the kernel from the zygote into the sandbox just started, once the submission is copied there."""
+        process = self.provisioner.process
+        copied = self.box / "run" / COPIED
+        allowed = FIXED["sandbox_copy_seconds"].value
+        deadline = time.monotonic() + allowed
+        while not copied.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise zygote.ZygoteError("the sandbox ended before the submission was copied into it"
+                                         if process.poll() is not None else
+                                         f"the submission was not copied into the sandbox in {allowed} s")
+            await asyncio.sleep(0.005)
+        environment = sandbox_environment(self._kernel_environment)
+        rlimits = {}
+        if self.limits.memory_mb:
+            rlimits["RLIMIT_AS"] = [self.limits.memory_mb * 2 ** 20] * 2
+        if self.limits.cpu_seconds:
+            rlimits["RLIMIT_CPU"] = [self.limits.cpu_seconds, self.limits.cpu_seconds + 5]
+        workdir = f"{HOME}/{self._workdir_name}"
+        request = {"environment": dict(environment, PWD=workdir, OLDPWD=HOME),  # as the sandbox's `cd` leaves them
+                   "workdir": workdir, "rlimits": rlimits,
+                   "argv": self._kernel_argv, "seccomp": str(self.box / "seccomp.bpf")}
+        forker = zygote.zygote_for(str(kernel_python()), environment, _as_kernel_user(self.limits.kernel_uid))
+        namespaces = zygote.namespace_fds(zygote.innermost_process(process.pid))
+        try:
+            forked = forker.fork(request, namespaces, self._output_pipe, self._status_pipe)
+        finally:
+            for fd in namespaces:
+                os.close(fd)
+        try:
+            if self.group is not None:
+                self.group.add(forked.pid)
+        except OSError:
+            forked.abandon()
+            raise
+        forked.go()
 
     def _stage_submission(self, workdir: Path) -> list:
         """The submission's files, never through a link (no notebooks: the graded one goes cell by cell)."""
@@ -331,8 +411,11 @@ class GradingKernelManager(AsyncKernelManager):
             shutil.copy2(cache, target / cache.name)
 
     def format_kernel_cmd(self, extra_arguments=None):
-        kernel_argv = [str(kernel_python()), "-m", "ipykernel_launcher", "-f", self.connection_file,
-                       *(extra_arguments or [])]
+        self._kernel_argv = [str(kernel_python()), "-m", "ipykernel_launcher", "-f", self.connection_file,
+                             *(extra_arguments or [])]
+        return self._command(forked=self._forks())
+
+    def _command(self, forked: bool) -> list:
         limits = ["prlimit"]
         if self.limits.memory_mb:
             limits.append(f"--as={self.limits.memory_mb * 2 ** 20}")
@@ -340,10 +423,11 @@ class GradingKernelManager(AsyncKernelManager):
             limits.append(f"--cpu={self.limits.cpu_seconds}:{self.limits.cpu_seconds + 5}")
         joined = _join_groups(self.group.procs_files()) if self.group is not None else []
         if self.limits.sandbox:
+            started = [] if forked else self._kernel_argv  # a forked kernel: the sandbox's process waits for it
             return [*joined, *seccomp.with_filter(self.box / "seccomp.bpf", [
                 *limits, *_as_kernel_user(self.limits.kernel_uid),
-                *bwrap_command(self.box, self._workdir_name, kernel_argv, self._kernel_environment, self.limits)])]
-        return [*joined, *limits, *kernel_argv]
+                *bwrap_command(self.box, self._workdir_name, started, self._kernel_environment, self.limits)])]
+        return [*joined, *limits, *self._kernel_argv]
 
     def cpu_seconds_used(self) -> float:
         return self.group.cpu_seconds() if self.group is not None else 0.0
