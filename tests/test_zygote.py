@@ -15,7 +15,14 @@ from grader.sandbox.bubblewrap import HOME, SANDBOX_UID, GradingKernelManager, s
 pytestmark = pytest.mark.skipif(bool(sandbox_problem()), reason=f"no sandbox here: {sandbox_problem()}")
 
 PROBE = """
-import json, os, sys
+import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+made = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)  # clone(CLONE_NEWUSER | SIGCHLD): a user namespace of its own
+if made == 0:
+    os._exit(0)
+nested_user_namespace = made > 0
+if made > 0:
+    os.waitpid(made, 0)
 status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
 fds = {}
 for fd in os.listdir("/proc/self/fd"):
@@ -28,7 +35,8 @@ print(json.dumps({
     "ppid": os.getppid(), "cwd": os.getcwd(), "files": sorted(os.listdir(".")), "processes": sorted(
         int(p) for p in os.listdir("/proc") if p.isdigit()), "environment": dict(os.environ),
     "capabilities": {k: status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")},
-    "no_new_privs": status["NoNewPrivs"].strip(), "seccomp": status["Seccomp"].strip(), "fds": fds,
+    "nested_user_namespace": nested_user_namespace, "no_new_privs": status["NoNewPrivs"].strip(),
+    "seccomp": status["Seccomp"].strip(), "fds": fds,
     "keras_home": sys.modules["keras"].src.backend.config.keras_home() if "keras" in sys.modules else None,
     "sys_path": sys.path,
     "random": __import__("random").random(), "numpy_random": float(__import__("numpy").random.random())}))
@@ -80,6 +88,7 @@ def test_a_forked_kernel_is_a_fresh_process_of_its_own_sandbox_with_tensorflow_l
         assert seen["cwd"] == f"{HOME}/00_fixture" and seen["files"] == ["data.csv"]
         assert set(seen["capabilities"].values()) == {"0000000000000000"}, seen["capabilities"]
         assert seen["no_new_privs"] == "1" and seen["seccomp"] == "2"
+        assert not seen["nested_user_namespace"], "the kernel made a user namespace of its own"
     assert forked["keras_home"] == f"{HOME}/.keras"  # as the import in a new kernel sets it
     # Its PID namespace is the sandbox's (bubblewrap's init, the waiting shell, the kernel); its parent, outside it,
     # has no pid there. Nothing of the zygote's is open in it, and it sees the environment a new kernel sees.
