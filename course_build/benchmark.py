@@ -109,6 +109,8 @@ PHASES = ("kernel start/stop", "setup cell", "other cells in kernel", "test cell
           "nbgrader bookkeeping", "feedback: sanitiser", "feedback: other preprocessors",
           "feedback: template",
           "feedback: rest")
+# What grading a notebook costs besides running its cells (the student's code, the course's) and its tests.
+LEFT = "left besides cells and tests"
 
 
 class PhaseClock:
@@ -166,6 +168,7 @@ class PhaseClock:
         spent["nbgrader bookkeeping"] = autograde - sum(spent[p] for p in PHASES[:4])
         spent["feedback: rest"] = total - autograde - sum(spent[p] for p in PHASES[5:8])
         spent["total"] = total
+        spent[LEFT] = total - spent["other cells in kernel"] - spent["test cells in grader"]
         return spent
 
 
@@ -174,7 +177,7 @@ def phases_benchmark(names, students: int):
     the mean seconds per notebook in each phase."""
     clock = PhaseClock()
     import keras  # noqa: F401 (a worker imports TensorFlow once, for its first notebook; not per row)
-    columns = [*PHASES, "total"]
+    columns = [*PHASES, "total", LEFT]
     print("seconds per notebook; columns: " + ", ".join(f"{i + 1} {c}" for i, c in enumerate(columns)))
     print(f"{'assignment':<26}" + "".join(f"{index + 1:>7}" for index in range(len(columns))))
     table = []
@@ -192,7 +195,8 @@ def phases_benchmark(names, students: int):
         table.append([f"`{assignment}`", *(round(mean[c], 2) for c in columns)])
     record_if_complete(names, "benchmark-phases", f"Seconds per notebook, by phase ({students} students a notebook: "
                        "solved, partial, blank in turn)", ["notebook", *columns], table,
-                       setup_cell_share=round(sum(row[2] for row in table) / sum(row[-1] for row in table), 3))
+                       setup_cell_share=round(sum(row[2] for row in table) / sum(row[-2] for row in table), 3),
+                       left_share=round(sum(row[-1] for row in table) / sum(row[-2] for row in table), 3))
 
 
 def record_if_complete(names, name: str, title: str, columns, rows, **facts):
