@@ -4,7 +4,8 @@ notebooks at the same moment through nbgrader's exchange; the on-submit service 
 grader process per core, started before the class submits, as the hub starts it) grades them and releases
 each page. Printed per notebook: the queue (its length when the class has submitted) and each student's
 wait from their `nbgrader submit` returning to their page being in the exchange (what "Fetch Feedback"
-brings). The numbers are recorded in docs/classroom.md ("Feedback on submit").
+brings). A run of every notebook at each class size records its table in results/benchmark-on-submit.json, which
+docs/classroom.md ("Feedback on submit") shows.
 """
 import argparse
 import os
@@ -12,6 +13,7 @@ import statistics
 import threading
 import time
 
+from course_build import results
 from grader.course import SOLUTIONS, check_assignments, prepare_environment
 from grader.running.on_submit import ATTEMPTS
 from grader.authoring.samples import fill_answers
@@ -59,24 +61,48 @@ def time_notebook(assignment: str, students: int) -> dict:
         return {"assignment": assignment, "students": students, "queue": longest, "waits": waits}
 
 
+def class_columns(sizes: list) -> list:
+    return ["notebook", *(f"{size} at once: first / median / last wait (s)" if size > 1 else "one student: wait (s)"
+                          for size in sizes)]
+
+
+def wait_cell(waits: list) -> str:
+    if len(waits) == 1:
+        return f"{waits[0]:.1f}"
+    return f"{waits[0]:.1f} / {statistics.median(waits):.1f} / {waits[-1]:.1f}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tests.on_submit_benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("-n", "--students", type=int, default=5, help="students submitting at once (default: 5)")
+    parser.add_argument("-n", "--students", type=int, action="append", default=[], dest="sizes",
+                        help="students submitting at once (repeatable: a class of each size; default: 1 and 5)")
     parser.add_argument("-a", "--assignment", action="append", default=[], dest="assignments",
                         help=f"a notebook (repeatable; default: {', '.join(NOTEBOOKS)})")
     args = parser.parse_args(argv)
+    sizes = sorted(set(args.sizes or [1, 5]))
     prepare_environment()
     chosen = check_assignments(args.assignments or NOTEBOOKS, SOLUTIONS)
-    print(f"{args.students} students submit at once, {os.cpu_count()} cores, one grader process per core")
-    print(f"{'notebook':<28}{'queue':>6}{'first s':>9}{'median s':>10}{'last s':>8}   each student's wait (s)")
-    for assignment in chosen:
-        row = time_notebook(assignment, args.students)
-        waits = row["waits"]
-        if len(waits) < row["students"]:
-            print(f"{assignment:<28} only {len(waits)} of {row['students']} released in 30 minutes")
-            continue
-        print(f"{assignment:<28}{row['queue']:>6}{waits[0]:>9.1f}{statistics.median(waits):>10.1f}{waits[-1]:>8.1f}"
-              f"   {' '.join(f'{w:.1f}' for w in waits)}", flush=True)
+    table = {assignment: [f"`{assignment}`"] for assignment in chosen}
+    longest = {}  # the longest wait of any student, per class size
+    for size in sizes:
+        print(f"{size} students submit at once, {os.cpu_count()} cores, one grader process per core")
+        print(f"{'notebook':<28}{'queue':>6}{'first s':>9}{'median s':>10}{'last s':>8}   each student's wait (s)")
+        for assignment in chosen:
+            row = time_notebook(assignment, size)
+            waits = row["waits"]
+            if len(waits) < row["students"]:
+                print(f"{assignment:<28} only {len(waits)} of {row['students']} released in 30 minutes")
+                table[assignment].append(f"{len(waits)} of {size} released in 30 minutes")
+                continue
+            table[assignment].append(wait_cell(waits))
+            longest[size] = max(longest.get(size, 0.0), waits[-1])
+            print(f"{assignment:<28}{row['queue']:>6}{waits[0]:>9.1f}{statistics.median(waits):>10.1f}"
+                  f"{waits[-1]:>8.1f}   {' '.join(f'{w:.1f}' for w in waits)}", flush=True)
+    if set(chosen) == set(NOTEBOOKS):  # the manual's table: every notebook, measured in one run
+        path = results.record("benchmark-on-submit", "Feedback on submit: each student's wait, solved notebooks",
+                              class_columns(sizes), list(table.values()), class_sizes=" and ".join(map(str, sizes)),
+                              **{f"longest_wait_{size}_at_once": round(wait, 1) for size, wait in longest.items()})
+        print(f"recorded in {path.relative_to(results.REPO_ROOT)}")
 
 
 if __name__ == "__main__":
