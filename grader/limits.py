@@ -139,7 +139,7 @@ FIXED = {
                    "grader/outputs/lms_outbox.py"),
     "sandbox_copy_seconds": Fixed(60, "seconds", "A new sandbox copying the submission, before a kernel is forked into it",
                    "grader/sandbox/bubblewrap.py"),
-    "zygote_start_seconds": Fixed(120, "seconds", "The zygote importing NumPy, TensorFlow, Keras and ipykernel (once per grading process)",
+    "zygote_start_seconds": Fixed(120, "seconds", "The zygote importing NumPy, ipykernel and the assignment's libraries (once per grading process)",
                    "grader/sandbox/zygote.py"),
     "zygote_answer_seconds": Fixed(30, "seconds", "The zygote's answer to a fork, and the forked child's once told to go",
                    "grader/sandbox/zygote.py"),

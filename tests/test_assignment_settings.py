@@ -22,6 +22,9 @@ notebook_seconds = 600
 
 [reads]
 datasets = ["dates/train.tsv"]
+
+[kernel]
+imports = ["tensorflow", "keras"]
 """
 
 
@@ -56,12 +59,13 @@ def test_a_settings_file_is_read_with_its_units(tmp_path):
     assert (settings.run_all_seconds, settings.grading_seconds) == (60, 20)
     assert settings.limits == {"cell_seconds": 90, "notebook_seconds": 600}
     assert settings.datasets == ("dates/train.tsv",)
+    assert settings.kernel_imports == ("tensorflow", "keras")
     assert settings.limit("cell_seconds") == 90
     assert settings.limit("memory_mb") == GradingLimits.memory_mb.default_value
 
 
 @pytest.mark.parametrize("text, said", [
-    (VALID + "\n[grading]\nx = 1\n", "unknown section [grading]; valid: [budgets], [limits], [reads]"),
+    (VALID + "\n[grading]\nx = 1\n", "unknown section [grading]; valid: [budgets], [limits], [reads], [kernel]"),
     (VALID.replace("cell_seconds", "cell_timeout"), "unknown key 'cell_timeout' in [limits]; valid: "),
     (VALID.replace("grading_seconds = 20", "grading_secs = 20"), "unknown key 'grading_secs' in [budgets]"),
     (VALID.replace("grading_seconds = 20\n", ""), "[budgets] needs grading_seconds"),
@@ -71,6 +75,9 @@ def test_a_settings_file_is_read_with_its_units(tmp_path):
     (VALID.replace("cell_seconds = 90", "sandbox = 0"), "[limits] sandbox is a switch of the class"),
     (VALID.replace('["dates/train.tsv"]', '"dates/train.tsv"'), "[reads] datasets must be a list"),
     (VALID.replace('["dates/train.tsv"]', '["a", "a"]'), "names a file twice"),
+    (VALID.replace('"keras"]', '"keras; import os"]'), "[kernel] imports must be a list of module names"),
+    (VALID.replace('["tensorflow", "keras"]', '"tensorflow"'), "[kernel] imports must be a list of module names"),
+    (VALID.replace('imports =', 'preload ='), "unknown key 'preload' in [kernel]; valid: imports"),
     ("[budgets\n", "not valid TOML"),
 ])
 def test_a_wrong_settings_file_is_refused_with_what_is_allowed(tmp_path, text, said):

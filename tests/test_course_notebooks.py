@@ -20,7 +20,11 @@ def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     notebook = source_notebook(assignment)
-    # Last, which checked data files the run opened (attention_course.datafiles): what the assignment declares.
+    # After the setup cell (which every graded kernel runs), the modules imported; last, which checked data files the
+    # run opened (attention_course.datafiles): what the assignment declares.
+    setup = next(index for index, cell in enumerate(notebook.cells)
+                 if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("setup"))
+    notebook.cells.insert(setup + 1, nbformat.v4.new_code_cell("import json, sys\nprint(json.dumps(sorted(sys.modules)))"))
     notebook.cells.append(nbformat.v4.new_code_cell(
         "import json, attention_course.datafiles as _datafiles\nprint(json.dumps(sorted(_datafiles._verified)))"))
     client = NotebookClient(notebook, timeout=900, kernel_name="python3",
@@ -31,9 +35,18 @@ def test_solution_notebook_runs_top_to_bottom(assignment, monkeypatch):
     print(f"{assignment}: Run All {seconds:.1f} s, budget {budget} s{' (OVER BUDGET)' if seconds > budget else ''}")
     # A graded run opens shipped weights in place of training (notebook 05), so Run All may open fewer.
     opened = json.loads(notebook.cells.pop().outputs[0].text)
-    undeclared = sorted(set(opened) - set(assignment_settings(assignment).datasets))
+    imported = json.loads(notebook.cells.pop(setup + 1).outputs[0].text)
+    settings = assignment_settings(assignment)
+    undeclared = sorted(set(opened) - set(settings.datasets))
     assert not undeclared, (f"{assignment} opens {undeclared}, which course/{assignment}/assignment.toml does not "
                             "declare under [reads] datasets")
+    # The zygote its graded kernels are forked from imports what it declares: nothing the setup cell does not, and
+    # TensorFlow (3 s a kernel otherwise) where the setup cell does.
+    unused = sorted(set(settings.kernel_imports) - set(imported))
+    assert not unused, f"{assignment} declares [kernel] imports {unused}, which its setup cell does not import"
+    assert ("tensorflow" in imported) == ("tensorflow" in settings.kernel_imports), (
+        f"{assignment}'s setup cell {'imports' if 'tensorflow' in imported else 'does not import'} TensorFlow: the "
+        "[kernel] imports of its assignment.toml should say so")
     red = [(index, output.text[:200]) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
            for output in cell.outputs if output.output_type == "stream" and output.name == "stderr"]
     assert not red, f"{assignment}: Run All prints to stderr (red in JupyterLab), cell index and text: {red}"

@@ -1,5 +1,5 @@
 """Kernels forked from the zygote (grader/sandbox/zygote.py): the same sandbox as a kernel started as a new Python,
-TensorFlow already imported, and nothing shared between two kernels or with the zygote."""
+the notebook's libraries already imported, and nothing shared between two kernels or with the zygote."""
 import asyncio
 import json
 import os
@@ -43,11 +43,14 @@ print(json.dumps({
 """
 
 
-def start(folder, name="00_fixture", forked=True, **limits):
+TENSORFLOW = ["tensorflow", "keras"]  # what notebooks 01, 03 and 05-08 declare ([kernel] imports)
+
+
+def start(folder, name="00_fixture", forked=True, imports=(), **limits):
     submission = folder / name
     submission.mkdir(parents=True)
     (submission / "data.csv").write_text(f"{name}\n")
-    manager = GradingKernelManager(kernel_name="python3", fork_from_zygote=forked,
+    manager = GradingKernelManager(kernel_name="python3", fork_from_zygote=forked, kernel_imports=list(imports),
                                    limits=GradingLimits(**{"memory_mb": 6000, "cpu_seconds": 60, **limits}))
     asyncio.run(manager.start_kernel(cwd=str(submission)))
     client = manager.blocking_client()
@@ -76,7 +79,8 @@ def two_kernels(tmp_path):
 
 
 def test_a_forked_kernel_is_a_fresh_process_of_its_own_sandbox_with_tensorflow_loaded(tmp_path):
-    forked_kernel, cold_kernel = start(tmp_path / "forked"), start(tmp_path / "cold", forked=False)
+    forked_kernel = start(tmp_path / "forked", imports=TENSORFLOW)
+    cold_kernel = start(tmp_path / "cold", forked=False, imports=TENSORFLOW)
     try:
         forked, cold = (json.loads(run(client, PROBE)) for _, client in (forked_kernel, cold_kernel))
     finally:
@@ -97,6 +101,33 @@ def test_a_forked_kernel_is_a_fresh_process_of_its_own_sandbox_with_tensorflow_l
     assert forked["sys_path"] == cold["sys_path"]
     assert not [target for target in forked["fds"].values() if target.startswith("/") and not target.startswith(
         ("/dev/null", "/proc/", HOME))], forked["fds"]
+
+
+def test_a_notebook_that_declares_no_library_gets_a_zygote_without_tensorflow(tmp_path):
+    """Notebooks 02 and 04 (and the tests' fixture) import NumPy only while graded: their kernels carry no TensorFlow, and their
+    zygote is another process than the TensorFlow notebooks' one."""
+    lean, full = start(tmp_path / "lean"), start(tmp_path / "full", imports=TENSORFLOW)
+    try:
+        seen = [json.loads(run(client, PROBE)) for _, client in (lean, full)]
+    finally:
+        stop(*lean)
+        stop(*full)
+    assert [s["tensorflow_loaded"] for s in seen] == [False, True]
+    assert seen[0]["ppid"] == seen[1]["ppid"] == 0 and seen[0]["processes"] == [1, 2, seen[0]["pid"]]
+    running = {key[-1] for key, found in zygote._started.items() if key[0] == os.getpid() and found.alive()}
+    assert {(), tuple(TENSORFLOW)} <= running
+
+
+def test_a_library_the_zygote_cannot_import_is_named_and_kernels_start_as_new_pythons(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(zygote, "_unavailable", [])
+    manager, client = start(tmp_path, imports=["no_such_library_here"])
+    try:
+        seen = json.loads(run(client, PROBE))
+    finally:
+        stop(manager, client)
+    assert seen["uid"] == SANDBOX_UID and seen["files"] == ["data.csv"] and seen["seccomp"] == "2"
+    assert "import no_such_library_here: ModuleNotFoundError" in zygote.unavailable()
+    assert "no_such_library_here" in caplog.text
 
 
 def test_two_forked_kernels_share_no_file_process_network_or_random_state(two_kernels):

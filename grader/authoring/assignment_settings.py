@@ -6,6 +6,9 @@
     [limits]             # this assignment's values of grader.limits.GradingLimits, over the class's defaults
     [reads]
     datasets             # the files under datasets/ it opens (data and shipped weights), as SHA256SUMS names them
+    [kernel]
+    imports              # libraries its setup cell imports that grading imports once per grader process, in the
+                         # Python its kernels are forked from (grader/sandbox/zygote.py), e.g. ["tensorflow", "keras"]
 
 An instructor's own setting of a limit (`c.GradingLimits.x` in a config, `grade --x`) wins over the
 assignment's: the instructor knows the machine. A course of the instructor's own may have no folder (the
@@ -14,6 +17,7 @@ Which earlier exercises a test calls is declared where the test is, `testing(exe
 (the kernel needs it there; grader/authoring/exercise_calls.py checks it against the code).
 """
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +27,9 @@ from grader.course import CourseError
 from grader.limits import GradingLimits
 
 FILE_NAME = "assignment.toml"
-KEYS = {"budgets": ("run_all_seconds", "grading_seconds"), "limits": None, "reads": ("datasets",)}
+KEYS = {"budgets": ("run_all_seconds", "grading_seconds"), "limits": None, "reads": ("datasets",),
+        "kernel": ("imports",)}
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,7 @@ class AssignmentSettings:
     grading_seconds: int
     limits: dict  # GradingLimits trait -> this assignment's value
     datasets: tuple  # paths under datasets/
+    kernel_imports: tuple  # module names
 
     def limit(self, name: str):
         """This assignment's value of a GradingLimits trait (the class default where it sets none)."""
@@ -76,8 +83,12 @@ def parse(path: Path, assignment: str) -> AssignmentSettings:
         _refuse(path, "[reads] datasets must be a list of paths under datasets/")
     if len(set(datasets)) != len(datasets):
         _refuse(path, "[reads] datasets names a file twice")
+    imports = table.get("kernel", {}).get("imports", [])
+    if not isinstance(imports, list) or not all(isinstance(name, str) and MODULE_NAME.fullmatch(name)
+                                                for name in imports):
+        _refuse(path, '[kernel] imports must be a list of module names, such as ["tensorflow", "keras"]')
     return AssignmentSettings(assignment, budgets["run_all_seconds"], budgets["grading_seconds"], dict(limits),
-                              tuple(datasets))
+                              tuple(datasets), tuple(imports))
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,3 +103,9 @@ def limit_overrides(assignment: str, explicit) -> dict:
     c.GradingLimits) leaves to it."""
     found = assignment_settings(assignment) if assignment else None
     return {name: value for name, value in (found.limits if found else {}).items() if name not in explicit}
+
+
+def kernel_imports(assignment: str) -> tuple:
+    """The libraries the assignment's kernels import that their zygote imports first (none without a folder)."""
+    found = assignment_settings(assignment) if assignment else None
+    return found.kernel_imports if found else ()

@@ -19,7 +19,7 @@ from traitlets import Instance, Integer, Unicode, default
 from grader.trusted import cell_outcome
 from grader.sandbox import cgroups
 from grader.course import nbgrader_meta
-from grader.authoring.assignment_settings import limit_overrides
+from grader.authoring.assignment_settings import kernel_imports, limit_overrides
 from grader.limits import GradingLimits
 from grader.sandbox.bubblewrap import GradingKernelManager
 from grader.trusted.trusted_tests import answer_sources, connect_tests, error_output
@@ -28,6 +28,11 @@ SETUP_CELL = "setup"  # the locked cell whose names the test cells share (import
 BUDGET_ERROR = "GradingBudgetSpent"  # ename of the cells not run once a notebook's budget is used up (shown only)
 # Kernel messages that add outputs to a cell.
 OUTPUT_MESSAGES = {"stream", "display_data", "execute_result", "update_display_data", "error"}
+
+
+def graded_assignment(resources) -> str:
+    """The assignment nbgrader is grading, from the resources it hands each preprocessor (None outside it)."""
+    return ((resources or {}).get("nbgrader") or {}).get("assignment")
 
 
 def join_streams(cell):
@@ -75,8 +80,10 @@ class SandboxedExecute(Execute):
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(**kwargs)
         self._class_limits = self.limits
+        self._assignment = None
 
     def preprocess(self, nb, resources=None, km=None):
+        self._assignment = graded_assignment(resources)
         self.limits = self._assignment_limits(resources)
         self._deaths = 0
         self._tests = None
@@ -106,8 +113,7 @@ class SandboxedExecute(Execute):
     def _assignment_limits(self, resources) -> GradingLimits:
         """The class's limits with the graded assignment's own (course/<assignment>/assignment.toml) where the
         instructor's configuration sets none."""
-        assignment = ((resources or {}).get("nbgrader") or {}).get("assignment")
-        overrides = limit_overrides(assignment, explicit=set(self.config.GradingLimits))
+        overrides = limit_overrides(graded_assignment(resources), explicit=set(self.config.GradingLimits))
         if not overrides:
             return self._class_limits
         names = GradingLimits.class_trait_names(config=True)
@@ -122,6 +128,7 @@ class SandboxedExecute(Execute):
         self._close_tests()  # a new kernel gets a new bridge and a fresh test namespace
         km = super().create_kernel_manager()
         km.limits = self.limits
+        km.kernel_imports = list(kernel_imports(self._assignment))
         km.log_path = self._log_path("log")
         return km
 

@@ -41,7 +41,7 @@ import weakref
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Bool, DottedObjectName, Instance, Type, Unicode, default
+from traitlets import Bool, DottedObjectName, Instance, List, Type, Unicode, default
 
 import attention_course
 from attention_course.paths import DATA_VARIABLE, datasets_dir
@@ -257,6 +257,9 @@ class GradingKernelManager(AsyncKernelManager):
     fork_from_zygote = Bool(True, help="Fork each sandboxed kernel from a Python that has TensorFlow and "
                             "ipykernel imported (grader.sandbox.zygote), which saves their import in every "
                             "notebook; False starts a new Python in each sandbox").tag(config=True)
+    kernel_imports = List(Unicode(), help="Libraries the notebook's setup cell imports, which the zygote imports "
+                          "before it forks (the assignment's `[kernel] imports`, grader/authoring/"
+                          "assignment_settings.py)")
 
     @default("limits")
     def _default_limits(self):
@@ -377,7 +380,8 @@ class GradingKernelManager(AsyncKernelManager):
         request = {"environment": dict(environment, PWD=workdir, OLDPWD=HOME),  # as the sandbox's `cd` leaves them
                    "workdir": workdir, "rlimits": rlimits,
                    "argv": self._kernel_argv, "seccomp": str(self.box / "seccomp.bpf")}
-        forker = zygote.zygote_for(str(kernel_python()), environment, _as_kernel_user(self.limits.kernel_uid))
+        forker = zygote.zygote_for(str(kernel_python()), environment, _as_kernel_user(self.limits.kernel_uid),
+                                   tuple(self.kernel_imports))
         namespaces = zygote.namespace_fds(zygote.innermost_process(process.pid))
         try:
             forked = forker.fork(request, namespaces, self._output_pipe, self._status_pipe)

@@ -1,10 +1,12 @@
-"""Grading kernels forked from a zygote: TensorFlow and ipykernel imported once per grader process, each kernel a
-fresh fork of that Python that enters its own bubblewrap sandbox.
+"""Grading kernels forked from a zygote: the notebook's libraries and ipykernel imported once per grader process,
+each kernel a fresh fork of that Python that enters its own bubblewrap sandbox.
 
 A kernel started as a new Python imports TensorFlow in the notebook's setup cell: about 3 s of CPU a notebook,
-the same for every student. The zygote, a Python started once per grader process and kernel environment (as the
-kernel's user, outside any sandbox, with the kernel's environment and nothing of the grader's), imports PRELOADED
-and then only forks. For each kernel (grader.sandbox.bubblewrap.GradingKernelManager):
+the same for every student. The zygote, a Python started once per grader process, kernel environment and set of
+libraries (as the kernel's user, outside any sandbox, with the kernel's environment and nothing of the grader's),
+imports ALWAYS and the libraries the assignment declares (`[kernel] imports` in course/<assignment>/
+assignment.toml: TensorFlow and Keras for the notebooks that use them; a notebook that does not gets a zygote
+without them, which starts in a fraction of a second) and then only forks. For each kernel (grader.sandbox.bubblewrap.GradingKernelManager):
 
 1. the grader makes the kernel's sandbox with bubblewrap as for any kernel (namespaces, file system, the copy of
    the submission, seccomp filter, cgroups), whose first process then waits on its standard input instead of
@@ -44,8 +46,8 @@ from pathlib import Path
 
 from grader.limits import FIXED
 
-# What every TensorFlow notebook's setup cell imports first, and the kernel itself.
-PRELOADED = ("numpy", "tensorflow", "keras", "ipykernel.kernelapp")
+# What every notebook's setup cell imports, and the kernel itself; an assignment adds its own libraries.
+ALWAYS = ("numpy", "ipykernel.kernelapp")
 NAMESPACES = ("ipc", "uts", "net", "pid", "mnt", "user")  # the order they are joined in, after their owner
 CONTROL_FD = 3  # the zygote's end of its control socket
 READY = b"ready"
@@ -63,18 +65,23 @@ class ZygoteError(RuntimeError):
 
 # -- the zygote (a process of its own) --------------------------------------------------------------------
 
-def main():
-    """Import PRELOADED, say so on the control socket, then fork a kernel for each request until it closes."""
+def main(imports=()):
+    """Import ALWAYS and `imports`, say so on the control socket, then fork a kernel for each request until it
+    closes."""
     _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the zygote ends with its grader
-    for name in PRELOADED:
-        __import__(name)
+    control = socket.socket(fileno=CONTROL_FD)
+    for name in (*ALWAYS, *imports):
+        try:
+            __import__(name)
+        except Exception as error:  # noqa: BLE001 (an assignment's library missing or broken: the grader says which)
+            control.sendall(f"import {name}: {type(error).__name__}: {error}"[:1000].encode())
+            return
     os.environ.pop("KERAS_HOME")  # read by Keras's import only; a kernel's environment is its own
     # The imported objects live as long as every kernel: out of the collector's way, so that its passes neither
     # walk them nor copy their pages into each kernel.
     gc.collect()
     gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forked children are reaped by the kernel, not waited for
-    control = socket.socket(fileno=CONTROL_FD)
     control.sendall(READY)
     while True:
         try:
@@ -224,27 +231,28 @@ def unavailable() -> str:
     return _unavailable[0] if _unavailable else ""
 
 
-def zygote_for(python: str, environment: dict, as_user: list) -> "Zygote":
-    """This grader process's zygote for kernels of `environment` (started on first use, again if it died)."""
-    key = (os.getpid(), python, tuple(sorted(environment.items())), tuple(as_user))
+def zygote_for(python: str, environment: dict, as_user: list, imports: tuple = ()) -> "Zygote":
+    """This grader process's zygote for kernels of `environment` whose notebooks import `imports` (started on
+    first use, again if it died)."""
+    key = (os.getpid(), python, tuple(sorted(environment.items())), tuple(as_user), tuple(imports))
     with _starting:
         found = _started.get(key)
         if found is None or not found.alive():
-            found = _started[key] = Zygote(python, environment, as_user)
+            found = _started[key] = Zygote(python, environment, as_user, imports)
         return found
 
 
 class Zygote:
     """One zygote process, started with a kernel environment and run as the kernel's user."""
 
-    def __init__(self, python: str, environment: dict, as_user: list):
+    def __init__(self, python: str, environment: dict, as_user: list, imports: tuple = ()):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         os.set_inheritable(theirs.fileno(), True)
-        launch = (f"import os; os.dup2({theirs.fileno()}, {CONTROL_FD}); "
-                  "from grader.sandbox.zygote import main; main()")
+        launch = (f"import os, sys; os.dup2({theirs.fileno()}, {CONTROL_FD}); "
+                  "from grader.sandbox.zygote import main; main(sys.argv[1:])")
         # Keras's folder as a kernel's (its home), never created outside the sandbox: the host has no such home
         environment = dict(environment, KERAS_HOME=f"{environment['HOME']}/.keras")
-        self.process = subprocess.Popen([*as_user, python, "-c", launch], env=environment,
+        self.process = subprocess.Popen([*as_user, python, "-c", launch, *imports], env=environment,
                                         pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                         start_new_session=True, cwd="/")
@@ -253,12 +261,13 @@ class Zygote:
         self.lock = threading.Lock()
         self.control.settimeout(FIXED["zygote_start_seconds"].value)
         try:
-            ready = self.control.recv(16)
+            ready = self.control.recv(1024)
         except OSError:
             ready = b""
         if ready != READY:
             self.close()
-            raise ZygoteError(f"the kernel zygote did not start (exit code {self.process.poll()})")
+            said = ready.decode(errors="replace") if ready else f"exit code {self.process.poll()}"
+            raise ZygoteError(f"the kernel zygote did not start ({said})")
 
     def fork(self, request: dict, namespace_fds: list, output: int, status_pipe: int) -> "ForkedKernel":
         """Fork a kernel for `request`; it waits for ForkedKernel.go."""
