@@ -98,14 +98,19 @@ def assignment_settings(assignment: str, course: Path = None):
     return parse(path, assignment) if path.is_file() else None
 
 
+def _graded(assignment: str):
+    """The settings of the assignment being graded, None outside nbgrader or without a folder."""
+    return assignment_settings(assignment) if assignment else None
+
+
 def limit_overrides(assignment: str, explicit) -> dict:
     """The assignment's limits that the instructor's own configuration (`explicit`, the names set in
     c.GradingLimits) leaves to it."""
-    found = assignment_settings(assignment) if assignment else None
+    found = _graded(assignment)
     return {name: value for name, value in (found.limits if found else {}).items() if name not in explicit}
 
 
 def kernel_imports(assignment: str) -> tuple:
     """The libraries the assignment's kernels import that their zygote imports first (none without a folder)."""
-    found = assignment_settings(assignment) if assignment else None
+    found = _graded(assignment)
     return found.kernel_imports if found else ()

@@ -254,9 +254,9 @@ class GradingKernelManager(AsyncKernelManager):
 
     limits = Instance(GradingLimits, help="The limits of this kernel (default: from the config)")
     log_path = Unicode("", help="File that receives the kernel process's own output, capped").tag(config=True)
-    fork_from_zygote = Bool(True, help="Fork each sandboxed kernel from a Python that has TensorFlow and "
-                            "ipykernel imported (grader.sandbox.zygote), which saves their import in every "
-                            "notebook; False starts a new Python in each sandbox").tag(config=True)
+    fork_from_zygote = Bool(True, help="Fork each sandboxed kernel from a Python that has ipykernel and the "
+                            "notebook's libraries imported (grader.sandbox.zygote), which saves their import in "
+                            "every notebook; False starts a new Python in each sandbox").tag(config=True)
     kernel_imports = List(Unicode(), help="Libraries the notebook's setup cell imports, which the zygote imports "
                           "before it forks (the assignment's `[kernel] imports`, grader/authoring/"
                           "assignment_settings.py)")

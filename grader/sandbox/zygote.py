@@ -6,7 +6,8 @@ the same for every student. The zygote, a Python started once per grader process
 libraries (as the kernel's user, outside any sandbox, with the kernel's environment and nothing of the grader's),
 imports ALWAYS and the libraries the assignment declares (`[kernel] imports` in course/<assignment>/
 assignment.toml: TensorFlow and Keras for the notebooks that use them; a notebook that does not gets a zygote
-without them, which starts in a fraction of a second) and then only forks. For each kernel (grader.sandbox.bubblewrap.GradingKernelManager):
+without them, which starts in a fraction of a second) and then only forks. For each kernel
+(grader.sandbox.bubblewrap.GradingKernelManager):
 
 1. the grader makes the kernel's sandbox with bubblewrap as for any kernel (namespaces, file system, the copy of
    the submission, seccomp filter, cgroups), whose first process then waits on its standard input instead of
